@@ -1,0 +1,47 @@
+/*
+ * alltoall.c -- every member sends block j of its sendbuf to member j.
+ *
+ * No root and no relay: in step k (1 <= k < n) member r sends to r+k and
+ * later receives from r-k (mod n), so every pair exchanges directly and
+ * no member carries anybody else's data.  Sends do not wait for the
+ * receiver (PVM buffers them), so posting all sends first cannot deadlock.
+ */
+#include <string.h>
+#include "eco_coll.h"
+
+static int alltoall_run(eco_ctx *ctx, const char *sendbuf, char *recvbuf,
+                        size_t count, int datatype)
+{
+    const int n = ctx->n, me = ctx->rank, tag = ecoi_next_tag(ctx);
+    const size_t unit = count * ecoi_type_size(datatype);
+    int rc = ECO_OK;
+
+    memcpy(recvbuf + (size_t)me * unit, sendbuf + (size_t)me * unit, unit);
+    for (int k = 1; k < n && rc == ECO_OK; k++) {
+        int to = (me + k) % n;
+        rc = ctx->tp->send(ctx->tp, to, tag, sendbuf + (size_t)to * unit, count, datatype);
+    }
+    for (int k = 1; k < n && rc == ECO_OK; k++) {
+        int from = (me - k + n) % n;
+        rc = ctx->tp->recv(ctx->tp, from, tag, recvbuf + (size_t)from * unit,
+                           count, datatype, NULL, 0);
+    }
+    return rc;
+}
+
+int eco_alltoall(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+                 int datatype)
+{
+    int rc = ecoi_check_rooted(ctx, sendbuf, count, datatype, 0, 0);
+
+    if (rc != ECO_OK)
+        return rc;
+    if (count > 0 && !recvbuf)
+        return ECO_ERR_ARG;
+    if (count == 0)
+        return ECO_OK;
+    if ((rc = ecoi_begin(ctx)) != ECO_OK)
+        return rc;
+    rc = alltoall_run(ctx, sendbuf, recvbuf, (size_t)count, datatype);
+    return ecoi_end(ctx, rc);
+}

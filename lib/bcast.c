@@ -1,0 +1,79 @@
+/*
+ * bcast.c -- broadcast down the root's tree.
+ *
+ * Each member receives from its parent and passes every message on to its
+ * children before unpacking it.  Messages longer than the context's
+ * segment are cut into segments, so a member forwards segment i while
+ * segment i+1 is still on its way (pipelining): a long message then costs
+ * about the slowest link once, not once per tree level.
+ */
+#include <string.h>
+#include "eco_coll.h"
+
+/* Elements per segment for a datatype of the given size (at least 1). */
+static size_t segment_elems(const eco_ctx *c, size_t count, size_t size)
+{
+    size_t e;
+
+    if (c->segment == 0 || count == 0)
+        return count ? count : 1;
+    e = c->segment / size;
+    return e ? e : 1;
+}
+
+int ecoi_tree_bcast(eco_ctx *c, const eco_tree *t, int tag, void *buf,
+                    size_t count, int datatype)
+{
+    const int me = c->rank, parent = t->parent[me];
+    const int *kids = &t->child[t->child_off[me]];
+    const int nkids = t->child_off[me + 1] - t->child_off[me];
+    const size_t size = ecoi_type_size(datatype);
+    const size_t step = segment_elems(c, count, size);
+    size_t off = 0;
+    int rc = ECO_OK;
+
+    /* One pass even for count 0: barrier sends empty messages. */
+    do {
+        size_t len = count - off < step ? count - off : step;
+        char *seg = (char *)buf + off * size;
+
+        if (parent >= 0) {
+            rc = c->tp->recv(c->tp, parent, tag, seg, len, datatype, kids, nkids);
+        } else {
+            for (int i = 0; i < nkids && rc == ECO_OK; i++)
+                rc = c->tp->send(c->tp, kids[i], tag, seg, len, datatype);
+        }
+        off += len;
+    } while (rc == ECO_OK && off < count);
+    return rc;
+}
+
+/* Checks shared by the rooted collectives. */
+int ecoi_check_rooted(const eco_ctx *ctx, const void *buf, int count,
+                      int datatype, int root, int allow_all)
+{
+    if (!ctx || count < 0)
+        return ECO_ERR_ARG;
+    if (ecoi_type_size(datatype) == 0)
+        return ECO_ERR_DATATYPE;
+    if (root == ECO_ALL ? !allow_all : (root < 0 || root >= ctx->n))
+        return ECO_ERR_ARG;
+    if (count > 0 && !buf)
+        return ECO_ERR_ARG;
+    return ECO_OK;
+}
+
+int eco_bcast(eco_ctx *ctx, void *buf, int count, int datatype, int root)
+{
+    const eco_tree *t = NULL;
+    int rc = ecoi_check_rooted(ctx, buf, count, datatype, root, 0);
+
+    if (rc != ECO_OK || count == 0)
+        return rc;
+    if ((rc = ecoi_begin(ctx)) != ECO_OK)
+        return rc;
+    rc = ecoi_ctx_tree(ctx, root, &t);
+    if (rc == ECO_OK)
+        rc = ecoi_tree_bcast(ctx, t, ecoi_next_tag(ctx), buf, (size_t)count, datatype);
+    return ecoi_end(ctx, rc);
+}

@@ -1,0 +1,131 @@
+/*
+ * ctx.c -- the context every collective runs in: members, the agreed map,
+ * per-root trees built on first use, the transport, and the error state.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "eco_coll.h"
+
+/* Default pipelining segment; ECO_SEGMENT_SIZE overrides (0 disables). */
+#define ECOI_DEFAULT_SEGMENT (64 * 1024)
+
+size_t ecoi_segment_from_env(void)
+{
+    const char *s = getenv("ECO_SEGMENT_SIZE");
+    char *end;
+    long v;
+
+    if (!s || !*s)
+        return ECOI_DEFAULT_SEGMENT;
+    v = strtol(s, &end, 10);
+    if (*end || v < 0)
+        return ECOI_DEFAULT_SEGMENT;
+    return v > (1L << 30) ? (size_t)1 << 30 : (size_t)v;
+}
+
+int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,
+                    ecoi_transport *tp, eco_ctx **out)
+{
+    eco_ctx *c;
+
+    if (n < 1 || rank < 0 || rank >= n || !member_host || !tp || !out)
+        return ECO_ERR_ARG;
+    c = calloc(1, sizeof *c);
+    if (!c)
+        return ECO_ERR_NOMEM;
+    c->n = n;
+    c->rank = rank;
+    c->map = map;
+    c->tp = tp;
+    c->segment = ecoi_segment_from_env();
+    c->member_host = malloc((size_t)n * sizeof *c->member_host);
+    c->trees = calloc((size_t)n, sizeof *c->trees);
+    if (!c->member_host || !c->trees) {
+        free(c->member_host);
+        free(c->trees);
+        free(c);
+        return ECO_ERR_NOMEM;
+    }
+    memcpy(c->member_host, member_host, (size_t)n * sizeof *member_host);
+    *out = c;
+    return ECO_OK;
+}
+
+void ecoi_ctx_destroy(eco_ctx *c)
+{
+    if (!c)
+        return;
+    for (int r = 0; r < c->n; r++)
+        eco_tree_free(&c->trees[r]);
+    free(c->trees);
+    free(c->member_host);
+    eco_map_free(c->map);
+    if (c->tp)
+        c->tp->destroy(c->tp);
+    free(c);
+}
+
+int ecoi_ctx_tree(eco_ctx *c, int root, const eco_tree **tree)
+{
+    if (!c->trees[root]) {
+        int rc = eco_tree_build(c->map, c->n, c->member_host, root,
+                                &c->trees[root]);
+        if (rc != ECO_OK)
+            return rc;
+    }
+    *tree = c->trees[root];
+    return ECO_OK;
+}
+
+int ecoi_begin(eco_ctx *c)
+{
+    if (c->broken)
+        return ECO_ERR_PEER;
+    c->tp->enter(c->tp);
+    return ECO_OK;
+}
+
+/* Tell every other member that this context is broken here.  Whoever
+ * waits on this member, now or in a later collective, then fails too. */
+static void abort_all(eco_ctx *c)
+{
+    int *all = malloc((size_t)c->n * sizeof *all), np = 0;
+
+    if (!all)
+        return;
+    for (int r = 0; r < c->n; r++)
+        if (r != c->rank)
+            all[np++] = r;
+    c->tp->abort(c->tp, all, np);
+    free(all);
+}
+
+int ecoi_end(eco_ctx *c, int status)
+{
+    /* Arguments are checked before ecoi_begin: an error here happened
+     * mid-collective, and peers may be waiting on this member. */
+    if (status != ECO_OK && !c->broken) {
+        c->broken = 1;
+        abort_all(c);
+    }
+    c->tp->leave(c->tp);
+    return status;
+}
+
+int eco_rank(const eco_ctx *ctx)
+{
+    return ctx ? ctx->rank : ECO_ERR_ARG;
+}
+
+int eco_size(const eco_ctx *ctx)
+{
+    return ctx ? ctx->n : ECO_ERR_ARG;
+}
+
+int eco_finalize(eco_ctx *ctx)
+{
+    if (!ctx)
+        return ECO_ERR_ARG;
+    ecoi_ctx_destroy(ctx);
+    return ECO_OK;
+}

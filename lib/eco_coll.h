@@ -1,0 +1,120 @@
+/*
+ * eco_coll.h -- private: the context, the transport interface and the
+ * datatype helpers shared by the collectives.  Not installed.
+ *
+ * Layers: the collectives (bcast.c, gather.c, ...) see a tree (tree.c) and
+ * a transport (pvm_transport.c for real runs, local_transport.c for the
+ * in-process unit tests); they never call PVM themselves.
+ * Internal symbols use the ecoi_ prefix and are not exported.
+ */
+#ifndef ECO_COLL_H
+#define ECO_COLL_H
+
+#include <stddef.h>
+#include "eco.h"
+#include "eco_map_impl.h"
+
+/* ------------------------------------------------------------------ */
+/* Datatypes and ops                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Size in bytes of one element of a PVM datatype, 0 when unsupported. */
+size_t ecoi_type_size(int datatype);
+/* ECO_OK when op can be applied to datatype, else ECO_ERR_DATATYPE. */
+int ecoi_op_check(eco_op op, int datatype);
+/* acc = acc op in, count elements; ECO_OK or the op's error. */
+int ecoi_op_apply(eco_op op, int datatype, void *acc, const void *in, size_t count);
+
+/* ------------------------------------------------------------------ */
+/* Transport: typed messages between members, matched by (source, tag). */
+/* ------------------------------------------------------------------ */
+typedef struct ecoi_transport ecoi_transport;
+
+struct ecoi_transport {
+    /* Called on entry to / exit from every collective (PVM: switch to the
+     * library's message context, save and restore the caller's buffers). */
+    void (*enter)(ecoi_transport *t);
+    void (*leave)(ecoi_transport *t);
+    /* Send count elements of datatype at buf to member dest. */
+    int (*send)(ecoi_transport *t, int dest, int tag, const void *buf,
+                size_t count, int datatype);
+    /* Receive exactly count elements from member src into buf; before
+     * unpacking, pass the same message on to members fwd[0..nfwd-1]. */
+    int (*recv)(ecoi_transport *t, int src, int tag, void *buf,
+                size_t count, int datatype, const int *fwd, int nfwd);
+    /* Tell peers that this member gave up on the current collective. */
+    void (*abort)(ecoi_transport *t, const int *peers, int npeers);
+    void (*destroy)(ecoi_transport *t);
+};
+
+/* ------------------------------------------------------------------ */
+/* The context                                                         */
+/* ------------------------------------------------------------------ */
+struct eco_ctx {
+    int n;                 /* members */
+    int rank;              /* this member */
+    eco_map *map;          /* the member hosts only (identical in all members) */
+    int *member_host;      /* [n] index into map */
+    eco_tree **trees;      /* [n] per-root trees, built on first use */
+    ecoi_transport *tp;
+    unsigned seq;          /* collectives started: gives each its tags */
+    int broken;            /* a peer failed: every later call fails */
+    size_t segment;        /* pipelining segment in bytes (0: none) */
+};
+
+/* Tags: one fresh tag per collective call, from a sequence number. */
+#define ECOI_TAG_BASE 0x45000000
+#define ECOI_TAG_MASK 0x00ffffff
+static inline int ecoi_next_tag(eco_ctx *c)
+{
+    return ECOI_TAG_BASE | (int)(c->seq++ & ECOI_TAG_MASK);
+}
+
+/* The pipelining segment in bytes: $ECO_SEGMENT_SIZE or 64 KiB. */
+size_t ecoi_segment_from_env(void);
+
+/* Make a context over an agreed map; takes ownership of map and tp. */
+int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,
+                    ecoi_transport *tp, eco_ctx **out);
+void ecoi_ctx_destroy(eco_ctx *c);
+/* The tree for a root, built on first use and cached. */
+int ecoi_ctx_tree(eco_ctx *c, int root, const eco_tree **tree);
+
+/* Entry and exit of every collective: checks the context, switches the
+ * transport in and out.  ecoi_end returns status; on an error (which,
+ * past the argument checks, happened mid-collective) it marks the context
+ * broken and tells every other member, so nobody waits on this one. */
+int ecoi_begin(eco_ctx *c);
+int ecoi_end(eco_ctx *c, int status);
+
+/* Argument checks of the rooted collectives: buf must be non-NULL when
+ * count > 0; root in range, or ECO_ALL when allow_all. */
+int ecoi_check_rooted(const eco_ctx *ctx, const void *buf, int count,
+                      int datatype, int root, int allow_all);
+
+/* Tree-walking building blocks, shared by several collectives. */
+int ecoi_tree_bcast(eco_ctx *c, const eco_tree *t, int tag, void *buf,
+                    size_t count, int datatype);
+int ecoi_tree_gather(eco_ctx *c, const eco_tree *t, int tag, const void *mine,
+                     void *block, size_t count, int datatype);
+int ecoi_tree_scatter(eco_ctx *c, const eco_tree *t, int tag, const void *block,
+                      void *mine, size_t count, int datatype);
+int ecoi_tree_reduce(eco_ctx *c, const eco_tree *t, int tag, const void *mine,
+                     void *result, size_t count, int datatype, eco_op op);
+
+/* Rank order <-> the preorder of a tree, unit bytes per member. */
+void ecoi_preorder_to_ranks(const eco_tree *t, const void *pre, void *ranks, size_t unit);
+void ecoi_ranks_to_preorder(const eco_tree *t, const void *ranks, void *pre, size_t unit);
+
+/* In-process transport (threads), for unit tests and simulation. */
+typedef struct ecoi_local_world ecoi_local_world;
+ecoi_local_world *ecoi_local_world_new(int n, double timeout_seconds);
+void ecoi_local_world_free(ecoi_local_world *w);
+/* The transport of member rank; the world must outlive it. */
+ecoi_transport *ecoi_local_transport(ecoi_local_world *w, int rank);
+/* Make member rank exit: its peers see ECO_ERR_PEER when waiting on it. */
+void ecoi_local_kill(ecoi_local_world *w, int rank);
+/* Messages posted in the world so far (abort notices excluded). */
+long ecoi_local_world_posted(ecoi_local_world *w);
+
+#endif /* ECO_COLL_H */

@@ -1,0 +1,91 @@
+/*
+ * eco_map_impl.h -- private: the layout of the network map and of trees.
+ * Not installed.  Layers: subnet file and partition know eco_map; the tree
+ * builder knows eco_map and eco_tree; nothing here knows PVM.
+ */
+#ifndef ECO_MAP_IMPL_H
+#define ECO_MAP_IMPL_H
+
+#include "eco.h"
+
+/* The subnet file's magic word and the version this library writes. */
+#define ECO_FILE_MAGIC "eco-subnets"
+#define ECO_FILE_VERSION 1
+
+struct eco_map {
+    int nhosts;        /* number of hosts */
+    int cap;           /* allocated rows of host[] / subnet[] */
+    char **host;       /* names, ascending by strcmp, unique */
+    double *cost;      /* cap*cap row-major; cost[a*cap+b] == cost[b*cap+a];
+                        * < 0 when the pair was not measured; 0 on the diagonal */
+    int *subnet;       /* host -> subnet index, -1 before partitioning */
+    int nsubnets;      /* subnets are numbered by their first (lowest) host */
+    int *degree;       /* [nsubnets] k of the k-ary tree inside the subnet */
+    double threshold;  /* the threshold the subnets were made with */
+};
+
+/* Cost of a pair, -1 when unmeasured (no bounds checks). */
+static inline double eco_map_cost_ij(const eco_map *m, int a, int b)
+{
+    return m->cost[(size_t)a * (size_t)m->cap + (size_t)b];
+}
+
+/* Renumber subnets so that subnet i's lowest host is below subnet i+1's;
+ * `degree` follows its subnet.  Used by partition and by the reader. */
+int eco_map_canonicalize_subnets(eco_map *m);
+
+/* For the readers (bulk load, lib/map.c): a map holding the n hosts
+ * names[0..n-1], which must be valid, ascending by strcmp and unique
+ * (copied), with no costs and no subnets.  NULL on bad input or no memory. */
+eco_map *eco_map_new_hosts(const char *const *names, int n);
+
+/* Text helpers shared by the two readers and the writer (lib/costs.c). */
+typedef struct eco_text {
+    char *buf;   /* the whole file, NUL-terminated */
+    char *pos;   /* start of the next line */
+    char *end;   /* buf + length */
+    int lineno;  /* number of the line last returned, from 1 */
+} eco_text;
+/* Load a whole text file; on error err = "PATH: reason". */
+int eco_text_load(eco_text *t, const char *path, char *err, size_t errlen);
+void eco_text_free(eco_text *t);
+/* The next line with its comment ('#' to end of line) cut off, or NULL. */
+char *eco_text_line(eco_text *t);
+/* The next whitespace-separated field at *cursor (NUL-terminated in
+ * place), or NULL when the line has no more. */
+char *eco_text_field(char **cursor);
+/* A finite decimal number, all of s, in the "C" locale: 0, or -1. */
+int eco_parse_double(const char *s, double *out);
+/* The shortest %.Ng (N = 1..17) that reads back exactly, "C" locale. */
+void eco_format_double(double x, char *buf, size_t len);
+/* snprintf into err when err is not NULL. */
+void eco_set_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/*
+ * A tree over members 0..n-1.  Children are stored in CSR form.  The
+ * preorder (order[]) visits children in the order they appear in child[],
+ * so the subtree of m is order[pos[m] .. pos[m] + subtree[m] - 1]: scatter
+ * and gather ship one contiguous block per child.
+ */
+enum eco_edge_kind {
+    ECO_EDGE_ROOT = 0,   /* the root: no incoming edge */
+    ECO_EDGE_SUBNETS = 1,/* enters a subnet from another subnet */
+    ECO_EDGE_HOSTS = 2,  /* between two hosts of one subnet */
+    ECO_EDGE_TASKS = 3   /* between two tasks of one host */
+};
+
+struct eco_tree {
+    int n;
+    int root;
+    int depth;       /* edges on the longest root-to-leaf path */
+    int *parent;     /* [n], -1 for the root */
+    int *child_off;  /* [n+1]: children of m are child[child_off[m] .. child_off[m+1]-1] */
+    int *child;      /* [n-1 or 1] */
+    int *order;      /* [n] preorder; order[0] == root */
+    int *pos;        /* [n] member -> index in order[] */
+    int *subtree;    /* [n] members in the subtree of m, m included */
+    int *kind;       /* [n] enum eco_edge_kind of the edge into m */
+};
+
+#endif /* ECO_MAP_IMPL_H */

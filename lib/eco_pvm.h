@@ -1,0 +1,25 @@
+/*
+ * eco_pvm.h -- private: the PVM side of the library (transport, init).
+ */
+#ifndef ECO_PVM_H
+#define ECO_PVM_H
+
+#include "eco_coll.h"
+
+/* Tags of the library's control messages (outside the collectives'
+ * ECOI_TAG_BASE | seq range). */
+#define ECOI_TAG_EXIT 0x46000001   /* PVM's exit notice of a member */
+#define ECOI_TAG_ABORT 0x46000002  /* a member gave up on a collective */
+#define ECOI_TAG_BOOT 0x47000000   /* | 24 bits of the task list's hash */
+
+/* The context in which eco_init's first message travels: below the range
+ * pvm_newcontext hands out (host number << 18), so never one of those. */
+#define ECOI_BOOT_CONTEXT 0x3ec0
+
+/* A transport over PVM for member rank of tids[0..n-1]. */
+ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
+                                   int pvmctx, int owner, int encoding);
+/* Ask PVM for exit notices of the other members. */
+int ecoi_pvm_watch(ecoi_transport *t);
+
+#endif

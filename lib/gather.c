@@ -1,0 +1,101 @@
+/*
+ * gather.c -- gather and gather-to-all up the root's tree.
+ *
+ * The tree's preorder makes every subtree one contiguous run of members,
+ * so a member sends its parent a single message: its own block followed
+ * by its children's runs, in preorder.  The root turns preorder into rank
+ * order.  Gather-to-all (root ECO_ALL) gathers at rank 0 and broadcasts
+ * the result down the same tree.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "eco_coll.h"
+
+int ecoi_tree_gather(eco_ctx *c, const eco_tree *t, int tag, const void *mine,
+                     void *block, size_t count, int datatype)
+{
+    const int me = c->rank, parent = t->parent[me];
+    const size_t size = ecoi_type_size(datatype), unit = count * size;
+    char *buf = block;
+    int rc = ECO_OK;
+
+    if (parent >= 0) {
+        buf = malloc((size_t)t->subtree[me] * unit + 1);
+        if (!buf)
+            return ECO_ERR_NOMEM;
+    }
+    if (unit)
+        memcpy(buf, mine, unit);
+    for (int i = t->child_off[me]; i < t->child_off[me + 1] && rc == ECO_OK; i++) {
+        int kid = t->child[i];
+        size_t at = (size_t)(t->pos[kid] - t->pos[me]) * unit;
+        rc = c->tp->recv(c->tp, kid, tag, buf + at,
+                         (size_t)t->subtree[kid] * count, datatype, NULL, 0);
+    }
+    if (rc == ECO_OK && parent >= 0)
+        rc = c->tp->send(c->tp, parent, tag, buf,
+                         (size_t)t->subtree[me] * count, datatype);
+    if (parent >= 0)
+        free(buf);
+    return rc;
+}
+
+/* Rank order <-> preorder of a tree, unit bytes per member. */
+void ecoi_preorder_to_ranks(const eco_tree *t, const void *pre, void *ranks, size_t unit)
+{
+    for (int i = 0; i < t->n; i++)
+        memcpy((char *)ranks + (size_t)t->order[i] * unit,
+               (const char *)pre + (size_t)i * unit, unit);
+}
+
+void ecoi_ranks_to_preorder(const eco_tree *t, const void *ranks, void *pre, size_t unit)
+{
+    for (int i = 0; i < t->n; i++)
+        memcpy((char *)pre + (size_t)i * unit,
+               (const char *)ranks + (size_t)t->order[i] * unit, unit);
+}
+
+/* Gather to one root (root >= 0) or to all; recvbuf is significant at the
+ * root, or everywhere for ECO_ALL. */
+static int gather_run(eco_ctx *ctx, const eco_tree *t, const void *sendbuf,
+                      void *recvbuf, size_t count, int datatype, int root)
+{
+    const size_t unit = count * ecoi_type_size(datatype);
+    int top = root == ECO_ALL ? 0 : root, rc = ECO_OK;
+    int tag = ecoi_next_tag(ctx);
+    char *pre = NULL;
+
+    if (ctx->rank == top) {
+        pre = malloc((size_t)ctx->n * unit);
+        if (!pre)
+            return ECO_ERR_NOMEM;
+    }
+    rc = ecoi_tree_gather(ctx, t, tag, sendbuf, pre, count, datatype);
+    if (rc == ECO_OK && ctx->rank == top)
+        ecoi_preorder_to_ranks(t, pre, recvbuf, unit);
+    free(pre);
+    if (rc == ECO_OK && root == ECO_ALL)
+        rc = ecoi_tree_bcast(ctx, t, ecoi_next_tag(ctx), recvbuf,
+                             (size_t)ctx->n * count, datatype);
+    return rc;
+}
+
+int eco_gather(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+               int datatype, int root)
+{
+    const eco_tree *t = NULL;
+    int rc = ecoi_check_rooted(ctx, sendbuf, count, datatype, root, 1);
+
+    if (rc != ECO_OK)
+        return rc;
+    if (count > 0 && !recvbuf && (root == ECO_ALL || root == ctx->rank))
+        return ECO_ERR_ARG;
+    if (count == 0)
+        return ECO_OK;
+    if ((rc = ecoi_begin(ctx)) != ECO_OK)
+        return rc;
+    rc = ecoi_ctx_tree(ctx, root == ECO_ALL ? 0 : root, &t);
+    if (rc == ECO_OK)
+        rc = gather_run(ctx, t, sendbuf, recvbuf, (size_t)count, datatype, root);
+    return ecoi_end(ctx, rc);
+}

@@ -1,0 +1,504 @@
+/*
+ * init.c -- eco_init over PVM: agree on the members' map and context.
+ *
+ * Rank 0 alone reads the subnet file, finds every member's host
+ * (pvm_tidtohost, pvm_config), makes a new PVM message context and sends
+ * every other member, in one boot message, the map restricted to the
+ * members' hosts.  All members then build the same map, so they build the
+ * same trees, even when their hosts hold different files or none.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <pvm3.h>
+#include "eco_coll.h"
+#include "eco_pvm.h"
+
+/* What rank 0 sends and every member builds its context from. */
+typedef struct boot {
+    int status;
+    int n;
+    int hash;
+    int pvmctx, encoding, segment;
+    int nh, nsub;
+    char **names;       /* [nh] sorted */
+    int *member_host;   /* [n] */
+    int *host_subnet;   /* [nh] */
+    int *degree;        /* [nsub] */
+    double *cost;       /* [nh*nh], < 0 unmeasured */
+} boot;
+
+static void boot_free(boot *b)
+{
+    for (int i = 0; b->names && i < b->nh; i++)
+        free(b->names[i]);
+    free(b->names);
+    free(b->member_host);
+    free(b->host_subnet);
+    free(b->degree);
+    free(b->cost);
+    memset(b, 0, sizeof *b);
+}
+
+/* A 24-bit hash of the task list: tags the boot message, checks agreement. */
+static int list_hash(int n, const int *tids)
+{
+    uint32_t h = 2166136261u;
+
+    for (int i = 0; i < n; i++) {
+        h ^= (uint32_t)tids[i];
+        h *= 16777619u;
+    }
+    return (int)(h & 0xffffff);
+}
+
+/* ------------------------------------------------------------------ */
+/* Rank 0: the subnet file and the members' hosts                      */
+/* ------------------------------------------------------------------ */
+
+static void warn_once(const char *msg)
+{
+    static int said;
+    if (!said)
+        fprintf(stderr, "libeco: warning: %s\n", msg);
+    said = 1;
+}
+
+/* Find and read the subnet file; *map stays NULL when there is none. */
+int ecoi_load_subnet_file(const char *file, eco_map **map)
+{
+    char err[512], path[4096], msg[4600];
+    const char *env = getenv("ECO_SUBNET_FILE"), *home = getenv("HOME");
+    int rc;
+
+    *map = NULL;
+    if (!file && env && *env)
+        file = env;
+    if (!file && home && *home) {
+        snprintf(path, sizeof path, "%s/.eco/subnets", home);
+        if (access(path, F_OK) == 0)
+            file = path;
+    }
+    if (!file && access(ECO_SYSTEM_SUBNET_FILE, F_OK) == 0)
+        file = ECO_SYSTEM_SUBNET_FILE;
+    if (!file) {
+        warn_once("no subnet file (ECO_SUBNET_FILE, ~/.eco/subnets, "
+                  ECO_SYSTEM_SUBNET_FILE "); every host is its own subnet");
+        return ECO_OK;
+    }
+    rc = eco_map_read(file, map, err, sizeof err);
+    if (rc != ECO_OK) {
+        snprintf(msg, sizeof msg, "%s", err);
+        fprintf(stderr, "libeco: %s\n", msg);
+    }
+    return rc;
+}
+
+/* The name of the host a task runs on, from the virtual machine's config. */
+static const char *host_of(int tid, int nhost, const struct pvmhostinfo *hi, int *dsig)
+{
+    int dtid = pvm_tidtohost(tid);
+
+    for (int h = 0; h < nhost; h++)
+        if (hi[h].hi_tid == dtid) {
+            *dsig = hi[h].hi_dsig;
+            return hi[h].hi_name;
+        }
+    return NULL;
+}
+
+/* Index of a host in the file's map: the exact name, else the same name
+ * up to the first '.' on both sides; -1 when absent. */
+static int file_host(const eco_map *map, const char *name)
+{
+    size_t ln = strcspn(name, ".");
+    int h;
+
+    if (!map)
+        return -1;
+    if ((h = eco_map_find_host(map, name)) >= 0)
+        return h;
+    for (h = 0; h < eco_map_nhosts(map); h++) {
+        const char *f = eco_map_host(map, h);
+        if (strcspn(f, ".") == ln && strncmp(f, name, ln) == 0)
+            return h;
+    }
+    return -1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The members' distinct host names, sorted; member_host[] indexes them. */
+static int collect_hosts(boot *b, const int *tids, int *uniform)
+{
+    struct pvmhostinfo *hi;
+    int nhost, narch, dsig0 = 0, dsig;
+    char **all = NULL;
+
+    if (pvm_config(&nhost, &narch, &hi) < 0)
+        return ECO_ERR_PVM;
+    all = calloc((size_t)b->n, sizeof *all);
+    b->names = calloc((size_t)b->n, sizeof *b->names);
+    b->member_host = malloc((size_t)b->n * sizeof *b->member_host);
+    if (!all || !b->names || !b->member_host) {
+        free(all);
+        return ECO_ERR_NOMEM;
+    }
+    *uniform = 1;
+    for (int m = 0; m < b->n; m++) {
+        const char *name = host_of(tids[m], nhost, hi, &dsig);
+        if (!name) {
+            free(all);
+            return ECO_ERR_PVM;
+        }
+        if (m == 0)
+            dsig0 = dsig;
+        *uniform &= dsig == dsig0;
+        all[m] = (char *)name;
+    }
+    memcpy(b->names, all, (size_t)b->n * sizeof *all);
+    qsort(b->names, (size_t)b->n, sizeof *b->names, cmp_str);
+    b->nh = 0;
+    for (int m = 0; m < b->n; m++)
+        if (b->nh == 0 || strcmp(b->names[b->nh - 1], b->names[m]) != 0)
+            b->names[b->nh++] = b->names[m];
+    for (int m = 0; m < b->n; m++)
+        for (int h = 0; h < b->nh; h++)
+            if (strcmp(all[m], b->names[h]) == 0)
+                b->member_host[m] = h;
+    for (int h = 0; h < b->nh; h++)
+        b->names[h] = strdup(b->names[h]);
+    for (int h = b->nh; h < b->n; h++)
+        b->names[h] = NULL;
+    free(all);
+    for (int h = 0; h < b->nh; h++)
+        if (!b->names[h])
+            return ECO_ERR_NOMEM;
+    return ECO_OK;
+}
+
+/* Subnets, degrees and costs of the members' hosts, from the file. */
+static int restrict_map(boot *b, const eco_map *file, const char *fname)
+{
+    int *fh = malloc((size_t)b->nh * sizeof *fh);
+    int *seen = NULL, nfs = file ? eco_map_nsubnets(file) : 0;
+
+    b->host_subnet = malloc((size_t)b->nh * sizeof *b->host_subnet);
+    b->degree = malloc((size_t)b->nh * sizeof *b->degree);
+    b->cost = malloc((size_t)b->nh * (size_t)b->nh * sizeof *b->cost);
+    seen = malloc(((size_t)nfs + 1) * sizeof *seen);
+    if (!fh || !b->host_subnet || !b->degree || !b->cost || !seen) {
+        free(fh);
+        free(seen);
+        return ECO_ERR_NOMEM;
+    }
+    for (int s = 0; s < nfs; s++)
+        seen[s] = -1;
+    b->nsub = 0;
+    for (int h = 0; h < b->nh; h++) {
+        int fs;
+        fh[h] = file_host(file, b->names[h]);
+        fs = fh[h] >= 0 ? eco_map_subnet_of(file, fh[h]) : -1;
+        if (file && fh[h] < 0) {
+            char msg[600];
+            snprintf(msg, sizeof msg, "host %s is not in %s: it forms a subnet of its own",
+                     b->names[h], fname);
+            fprintf(stderr, "libeco: warning: %s\n", msg);
+        }
+        if (fs >= 0 && seen[fs] >= 0) {
+            b->host_subnet[h] = seen[fs];
+            continue;
+        }
+        b->degree[b->nsub] = fs >= 0 ? eco_map_degree(file, fs) : ECO_DEFAULT_DEGREE;
+        if (fs >= 0)
+            seen[fs] = b->nsub;
+        b->host_subnet[h] = b->nsub++;
+    }
+    for (int a = 0; a < b->nh; a++)
+        for (int c = 0; c < b->nh; c++)
+            b->cost[a * b->nh + c] = (fh[a] >= 0 && fh[c] >= 0)
+                ? eco_map_cost(file, fh[a], fh[c]) : (a == c ? 0.0 : -1.0);
+    free(fh);
+    free(seen);
+    return ECO_OK;
+}
+
+static int env_encoding(int uniform)
+{
+    const char *e = getenv("ECO_ENCODING");
+
+    if (e && strcmp(e, "xdr") == 0)
+        return PvmDataDefault;
+    if (e && strcmp(e, "inplace") == 0)
+        return uniform ? PvmDataInPlace : PvmDataDefault;
+    return uniform ? PvmDataRaw : PvmDataDefault;
+}
+
+static int make_boot(boot *b, const char *file, const int *tids)
+{
+    eco_map *fmap = NULL;
+    const char *fname = file;
+    int uniform, rc = ecoi_load_subnet_file(file, &fmap);
+
+    if (rc == ECO_OK)
+        rc = collect_hosts(b, tids, &uniform);
+    if (rc == ECO_OK) {
+        if (!fname)
+            fname = getenv("ECO_SUBNET_FILE") && *getenv("ECO_SUBNET_FILE")
+                ? getenv("ECO_SUBNET_FILE") : "the subnet file";
+        rc = restrict_map(b, fmap, fname);
+    }
+    if (rc == ECO_OK) {
+        b->encoding = env_encoding(uniform);
+        b->pvmctx = pvm_newcontext();
+        if (b->pvmctx < 0)
+            rc = ECO_ERR_PVM;
+    }
+    b->segment = (int)ecoi_segment_from_env();
+    eco_map_free(fmap);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The boot message                                                    */
+/* ------------------------------------------------------------------ */
+
+static int pack_boot(boot *b)
+{
+    int rc = 0;
+
+    rc |= pvm_pkint(&b->status, 1, 1);
+    rc |= pvm_pkint(&b->n, 1, 1);
+    rc |= pvm_pkint(&b->hash, 1, 1);
+    if (b->status != ECO_OK)
+        return rc < 0 ? ECO_ERR_PVM : ECO_OK;
+    rc |= pvm_pkint(&b->pvmctx, 1, 1);
+    rc |= pvm_pkint(&b->encoding, 1, 1);
+    rc |= pvm_pkint(&b->segment, 1, 1);
+    rc |= pvm_pkint(&b->nh, 1, 1);
+    rc |= pvm_pkint(&b->nsub, 1, 1);
+    for (int h = 0; h < b->nh; h++)
+        rc |= pvm_pkstr(b->names[h]);
+    rc |= pvm_pkint(b->member_host, b->n, 1);
+    rc |= pvm_pkint(b->host_subnet, b->nh, 1);
+    rc |= pvm_pkint(b->degree, b->nsub, 1);
+    rc |= pvm_pkdouble(b->cost, b->nh * b->nh, 1);
+    return rc < 0 ? ECO_ERR_PVM : ECO_OK;
+}
+
+static int unpack_boot(boot *b)
+{
+    char name[ECO_MAX_HOSTNAME + 1024];
+    int rc = 0;
+
+    if (pvm_upkint(&b->status, 1, 1) < 0 || pvm_upkint(&b->n, 1, 1) < 0 ||
+        pvm_upkint(&b->hash, 1, 1) < 0)
+        return ECO_ERR_MISMATCH;
+    if (b->status != ECO_OK)
+        return b->status;
+    rc |= pvm_upkint(&b->pvmctx, 1, 1);
+    rc |= pvm_upkint(&b->encoding, 1, 1);
+    rc |= pvm_upkint(&b->segment, 1, 1);
+    rc |= pvm_upkint(&b->nh, 1, 1);
+    rc |= pvm_upkint(&b->nsub, 1, 1);
+    if (rc < 0 || b->nh < 1 || b->nh > b->n || b->nsub < 1 || b->nsub > b->nh)
+        return ECO_ERR_MISMATCH;
+    b->names = calloc((size_t)b->nh, sizeof *b->names);
+    b->member_host = malloc((size_t)b->n * sizeof *b->member_host);
+    b->host_subnet = malloc((size_t)b->nh * sizeof *b->host_subnet);
+    b->degree = malloc((size_t)b->nsub * sizeof *b->degree);
+    b->cost = malloc((size_t)b->nh * (size_t)b->nh * sizeof *b->cost);
+    if (!b->names || !b->member_host || !b->host_subnet || !b->degree || !b->cost)
+        return ECO_ERR_NOMEM;
+    for (int h = 0; h < b->nh; h++) {
+        if (pvm_upkstr(name) < 0 || !(b->names[h] = strdup(name)))
+            return ECO_ERR_MISMATCH;
+    }
+    rc |= pvm_upkint(b->member_host, b->n, 1);
+    rc |= pvm_upkint(b->host_subnet, b->nh, 1);
+    rc |= pvm_upkint(b->degree, b->nsub, 1);
+    rc |= pvm_upkdouble(b->cost, b->nh * b->nh, 1);
+    return rc < 0 ? ECO_ERR_MISMATCH : ECO_OK;
+}
+
+/* The same map, built the same way in every member. */
+static int build_map(const boot *b, eco_map **out)
+{
+    eco_map *m = eco_map_new();
+    int rc = m ? ECO_OK : ECO_ERR_NOMEM;
+
+    for (int h = 0; h < b->nh && rc == ECO_OK; h++)
+        if ((rc = eco_map_add_host(m, b->names[h])) >= 0)
+            rc = rc == h ? ECO_OK : ECO_ERR_MISMATCH;
+    for (int a = 0; a < b->nh && rc == ECO_OK; a++)
+        for (int c = a + 1; c < b->nh && rc == ECO_OK; c++)
+            if (b->cost[a * b->nh + c] > 0)
+                rc = eco_map_add_cost(m, b->names[a], b->names[c], b->cost[a * b->nh + c]);
+    if (rc == ECO_OK) {
+        free(m->degree);
+        m->degree = malloc((size_t)b->nsub * sizeof *m->degree);
+        rc = m->degree ? ECO_OK : ECO_ERR_NOMEM;
+    }
+    if (rc == ECO_OK) {
+        memcpy(m->degree, b->degree, (size_t)b->nsub * sizeof *m->degree);
+        memcpy(m->subnet, b->host_subnet, (size_t)b->nh * sizeof *m->subnet);
+        m->nsubnets = b->nsub;
+    }
+    if (rc != ECO_OK) {
+        eco_map_free(m);
+        m = NULL;
+    }
+    *out = m;
+    return rc;
+}
+
+/* Wait for rank 0's boot message; fail if rank 0 exits first. */
+static int recv_boot(int tid0, int tag, boot *b)
+{
+    int rc = ECO_ERR_PVM, bid = 0;
+
+    if (pvm_notify(PvmTaskExit, ECOI_TAG_EXIT, 1, &tid0) < 0)
+        return ECO_ERR_PVM;
+    for (;;) {
+        struct timeval tv = { 0, 50000 };
+        bid = pvm_trecv(tid0, tag, &tv);
+        if (bid != 0)
+            break;
+        if ((bid = pvm_nrecv(-1, ECOI_TAG_EXIT)) > 0) {
+            int who = 0;
+            pvm_upkint(&who, 1, 1);
+            pvm_freebuf(bid);
+            bid = 0;
+            if (who == tid0)
+                return ECO_ERR_PEER;
+        }
+    }
+    pvm_notify(PvmTaskExit | PvmNotifyCancel, ECOI_TAG_EXIT, 1, &tid0);
+    if (bid > 0) {
+        rc = unpack_boot(b);
+        pvm_freebuf(bid);
+    }
+    return rc;
+}
+
+static int send_boot(boot *b, int n, const int *tids, int tag)
+{
+    int bid = pvm_mkbuf(PvmDataDefault), rc;
+
+    if (bid < 0)
+        return ECO_ERR_PVM;
+    pvm_setsbuf(bid);
+    rc = pack_boot(b);
+    for (int m = 1; m < n && rc == ECO_OK; m++)
+        if (pvm_send(tids[m], tag) < 0)
+            rc = ECO_ERR_PVM;
+    pvm_setsbuf(0);
+    pvm_freebuf(bid);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* eco_init                                                            */
+/* ------------------------------------------------------------------ */
+
+static int check_tids(int n, const int *tids, int *rank)
+{
+    int me = pvm_mytid();
+
+    if (me < 0)
+        return ECO_ERR_PVM;
+    *rank = -1;
+    for (int i = 0; i < n; i++) {
+        if (tids[i] <= 0)
+            return ECO_ERR_ARG;
+        for (int j = 0; j < i; j++)
+            if (tids[j] == tids[i])
+                return ECO_ERR_ARG;
+        if (tids[i] == me)
+            *rank = i;
+    }
+    return *rank < 0 ? ECO_ERR_NOTMEMBER : ECO_OK;
+}
+
+/* Agree on the boot data: rank 0 makes and sends it, the others receive. */
+static int agree(const char *file, int n, const int *tids, int rank, boot *b)
+{
+    int tag = ECOI_TAG_BOOT | list_hash(n, tids), rc;
+
+    b->n = n;
+    b->hash = list_hash(n, tids);
+    if (rank == 0) {
+        b->status = make_boot(b, file, tids);
+        rc = send_boot(b, n, tids, tag);
+        return b->status != ECO_OK ? b->status : rc;
+    }
+    rc = recv_boot(tids[0], tag, b);
+    if (rc == ECO_OK && (b->n != n || b->hash != list_hash(n, tids)))
+        rc = ECO_ERR_MISMATCH;
+    return rc;
+}
+
+static int make_ctx(const boot *b, int n, const int *tids, int rank, eco_ctx **ctx)
+{
+    eco_map *map = NULL;
+    ecoi_transport *tp;
+    int rc = build_map(b, &map);
+
+    if (rc != ECO_OK)
+        return rc;
+    tp = ecoi_pvm_transport(n, rank, tids, b->pvmctx, rank == 0, b->encoding);
+    if (!tp) {
+        eco_map_free(map);
+        return ECO_ERR_NOMEM;
+    }
+    rc = ecoi_ctx_create(n, rank, map, b->member_host, tp, ctx);
+    if (rc != ECO_OK) {
+        eco_map_free(map);
+        tp->destroy(tp);
+        return rc;
+    }
+    (*ctx)->segment = (size_t)b->segment;
+    rc = ecoi_pvm_watch(tp);
+    if (rc != ECO_OK) {
+        ecoi_ctx_destroy(*ctx);
+        *ctx = NULL;
+    }
+    return rc;
+}
+
+int eco_init(const char *subnet_file, int ntasks, const int *tids, eco_ctx **ctx)
+{
+    int rank, rc, oldctx, olds, oldr;
+    const char *route = getenv("ECO_ROUTE");
+    boot b;
+
+    if (!ctx)
+        return ECO_ERR_ARG;
+    *ctx = NULL;
+    if (ntasks < 1 || !tids)
+        return ECO_ERR_ARG;
+    if ((rc = check_tids(ntasks, tids, &rank)) != ECO_OK)
+        return rc;
+    if (!route || strcmp(route, "default") != 0)
+        pvm_setopt(PvmRoute, PvmRouteDirect);
+    memset(&b, 0, sizeof b);
+    oldctx = pvm_setcontext(ECOI_BOOT_CONTEXT);
+    olds = pvm_setsbuf(0);
+    oldr = pvm_setrbuf(0);
+    rc = agree(subnet_file, ntasks, tids, rank, &b);
+    pvm_setsbuf(olds > 0 ? olds : 0);
+    pvm_setrbuf(oldr > 0 ? oldr : 0);
+    pvm_setcontext(oldctx);
+    if (rc == ECO_OK)
+        rc = make_ctx(&b, ntasks, tids, rank, ctx);
+    if (rc != ECO_OK && rank == 0 && b.pvmctx > 0)
+        pvm_freecontext(b.pvmctx);
+    boot_free(&b);
+    return rc;
+}

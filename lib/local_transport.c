@@ -1,0 +1,216 @@
+/*
+ * local_transport.c -- an in-process transport: members are threads of
+ * one process, messages are copies in per-member mailboxes.  It lets the
+ * unit tests run every collective over trees of many subnets and hosts
+ * without PVM, and simulate members that die mid-collective.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "eco_coll.h"
+
+typedef struct lmsg {
+    struct lmsg *next;
+    int src, tag;
+    size_t bytes;
+    char data[];
+} lmsg;
+
+struct ecoi_local_world {
+    int n;
+    double timeout;            /* seconds a receive may wait */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    lmsg **head;               /* [n] mailbox of each member (FIFO) */
+    unsigned char *dead;       /* [n] */
+    unsigned char *aborted;    /* [n*n]: aborted[to*n+from] */
+    long posted;               /* messages sent so far */
+};
+
+typedef struct local_tp {
+    ecoi_transport base;
+    ecoi_local_world *w;
+    int rank;
+} local_tp;
+
+ecoi_local_world *ecoi_local_world_new(int n, double timeout_seconds)
+{
+    ecoi_local_world *w = calloc(1, sizeof *w);
+
+    if (!w)
+        return NULL;
+    w->n = n;
+    w->timeout = timeout_seconds;
+    w->head = calloc((size_t)n, sizeof *w->head);
+    w->dead = calloc((size_t)n, 1);
+    w->aborted = calloc((size_t)n * (size_t)n, 1);
+    if (!w->head || !w->dead || !w->aborted) {
+        ecoi_local_world_free(w);
+        return NULL;
+    }
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->cond, NULL);
+    return w;
+}
+
+void ecoi_local_world_free(ecoi_local_world *w)
+{
+    if (!w)
+        return;
+    for (int r = 0; w->head && r < w->n; r++)
+        while (w->head[r]) {
+            lmsg *m = w->head[r];
+            w->head[r] = m->next;
+            free(m);
+        }
+    if (w->head && w->dead && w->aborted) {
+        pthread_mutex_destroy(&w->lock);
+        pthread_cond_destroy(&w->cond);
+    }
+    free(w->head);
+    free(w->dead);
+    free(w->aborted);
+    free(w);
+}
+
+long ecoi_local_world_posted(ecoi_local_world *w)
+{
+    long n;
+
+    pthread_mutex_lock(&w->lock);
+    n = w->posted;
+    pthread_mutex_unlock(&w->lock);
+    return n;
+}
+
+void ecoi_local_kill(ecoi_local_world *w, int rank)
+{
+    pthread_mutex_lock(&w->lock);
+    w->dead[rank] = 1;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+static void l_nothing(ecoi_transport *t)
+{
+    (void)t;
+}
+
+static int l_post(ecoi_local_world *w, int src, int dest, int tag,
+                  const void *buf, size_t bytes)
+{
+    lmsg *m = malloc(sizeof *m + bytes + 1), **tail;
+
+    if (!m)
+        return ECO_ERR_NOMEM;
+    m->next = NULL;
+    m->src = src;
+    m->tag = tag;
+    m->bytes = bytes;
+    if (bytes)
+        memcpy(m->data, buf, bytes);
+    pthread_mutex_lock(&w->lock);
+    for (tail = &w->head[dest]; *tail; tail = &(*tail)->next)
+        ;
+    *tail = m;
+    w->posted++;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    return ECO_OK;
+}
+
+static int l_send(ecoi_transport *t, int dest, int tag, const void *buf,
+                  size_t count, int datatype)
+{
+    local_tp *p = (local_tp *)t;
+
+    if (p->w->dead[p->rank])
+        return ECO_ERR_PEER;
+    return l_post(p->w, p->rank, dest, tag, buf, count * ecoi_type_size(datatype));
+}
+
+/* Take the first message (src, tag) from the mailbox of me; NULL when the
+ * wait ends otherwise (*rc says why). */
+static lmsg *l_take(ecoi_local_world *w, int me, int src, int tag, int *rc)
+{
+    struct timespec until;
+    lmsg *m = NULL;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)w->timeout;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        for (lmsg **pp = &w->head[me]; *pp; pp = &(*pp)->next)
+            if ((*pp)->src == src && (*pp)->tag == tag) {
+                m = *pp;
+                *pp = m->next;
+                break;
+            }
+        if (m || w->dead[src] || w->dead[me] || w->aborted[me * w->n + src])
+            break;
+        if (pthread_cond_timedwait(&w->cond, &w->lock, &until) == ETIMEDOUT) {
+            *rc = ECO_ERR_TIMEOUT;
+            break;
+        }
+    }
+    if (!m && *rc == ECO_OK)
+        *rc = ECO_ERR_PEER;
+    pthread_mutex_unlock(&w->lock);
+    return m;
+}
+
+static int l_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
+                  int datatype, const int *fwd, int nfwd)
+{
+    local_tp *p = (local_tp *)t;
+    size_t bytes = count * ecoi_type_size(datatype);
+    int rc = ECO_OK;
+    lmsg *m = l_take(p->w, p->rank, src, tag, &rc);
+
+    if (!m)
+        return rc;
+    for (int i = 0; i < nfwd && rc == ECO_OK; i++)
+        rc = l_post(p->w, p->rank, fwd[i], tag, m->data, m->bytes);
+    if (rc == ECO_OK && m->bytes != bytes)
+        rc = ECO_ERR_MISMATCH;
+    if (rc == ECO_OK && bytes)
+        memcpy(buf, m->data, bytes);
+    free(m);
+    return rc;
+}
+
+static void l_abort(ecoi_transport *t, const int *peers, int npeers)
+{
+    local_tp *p = (local_tp *)t;
+    ecoi_local_world *w = p->w;
+
+    pthread_mutex_lock(&w->lock);
+    for (int i = 0; i < npeers; i++)
+        w->aborted[peers[i] * w->n + p->rank] = 1;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+static void l_destroy(ecoi_transport *t)
+{
+    free(t);
+}
+
+ecoi_transport *ecoi_local_transport(ecoi_local_world *w, int rank)
+{
+    local_tp *p = calloc(1, sizeof *p);
+
+    if (!p)
+        return NULL;
+    p->w = w;
+    p->rank = rank;
+    p->base.enter = l_nothing;
+    p->base.leave = l_nothing;
+    p->base.send = l_send;
+    p->base.recv = l_recv;
+    p->base.abort = l_abort;
+    p->base.destroy = l_destroy;
+    return &p->base;
+}

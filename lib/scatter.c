@@ -1,0 +1,76 @@
+/*
+ * scatter.c -- scatter down the root's tree.
+ *
+ * The root lays its blocks out in the tree's preorder; every member
+ * receives the run of its subtree from its parent in one message, keeps
+ * the first block (its own) and sends each child the child's run.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "eco_coll.h"
+
+int ecoi_tree_scatter(eco_ctx *c, const eco_tree *t, int tag, const void *block,
+                      void *mine, size_t count, int datatype)
+{
+    const int me = c->rank, parent = t->parent[me];
+    const size_t size = ecoi_type_size(datatype), unit = count * size;
+    char *buf = (char *)block;
+    int rc = ECO_OK;
+
+    if (parent >= 0) {
+        buf = malloc((size_t)t->subtree[me] * unit + 1);
+        if (!buf)
+            return ECO_ERR_NOMEM;
+        rc = c->tp->recv(c->tp, parent, tag, buf,
+                         (size_t)t->subtree[me] * count, datatype, NULL, 0);
+    }
+    for (int i = t->child_off[me]; i < t->child_off[me + 1] && rc == ECO_OK; i++) {
+        int kid = t->child[i];
+        size_t at = (size_t)(t->pos[kid] - t->pos[me]) * unit;
+        rc = c->tp->send(c->tp, kid, tag, buf + at,
+                         (size_t)t->subtree[kid] * count, datatype);
+    }
+    if (rc == ECO_OK && unit)
+        memcpy(mine, buf, unit);
+    if (parent >= 0)
+        free(buf);
+    return rc;
+}
+
+static int scatter_run(eco_ctx *ctx, const eco_tree *t, const void *sendbuf,
+                       void *recvbuf, size_t count, int datatype, int root)
+{
+    const size_t unit = count * ecoi_type_size(datatype);
+    char *pre = NULL;
+    int rc;
+
+    if (ctx->rank == root) {
+        pre = malloc((size_t)ctx->n * unit);
+        if (!pre)
+            return ECO_ERR_NOMEM;
+        ecoi_ranks_to_preorder(t, sendbuf, pre, unit);
+    }
+    rc = ecoi_tree_scatter(ctx, t, ecoi_next_tag(ctx), pre, recvbuf, count, datatype);
+    free(pre);
+    return rc;
+}
+
+int eco_scatter(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+                int datatype, int root)
+{
+    const eco_tree *t = NULL;
+    int rc = ecoi_check_rooted(ctx, recvbuf, count, datatype, root, 0);
+
+    if (rc != ECO_OK)
+        return rc;
+    if (count > 0 && !sendbuf && root == ctx->rank)
+        return ECO_ERR_ARG;
+    if (count == 0)
+        return ECO_OK;
+    if ((rc = ecoi_begin(ctx)) != ECO_OK)
+        return rc;
+    rc = ecoi_ctx_tree(ctx, root, &t);
+    if (rc == ECO_OK)
+        rc = scatter_run(ctx, t, sendbuf, recvbuf, (size_t)count, datatype, root);
+    return ecoi_end(ctx, rc);
+}

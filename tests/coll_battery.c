@@ -1,0 +1,400 @@
+/*
+ * coll_battery.c -- see coll_battery.h.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pvm3.h>
+#include "coll_battery.h"
+
+static const int all_types[] = {
+    PVM_BYTE, PVM_SHORT, PVM_INT, PVM_FLOAT, PVM_CPLX, PVM_DOUBLE,
+    PVM_DCPLX, PVM_LONG, PVM_USHORT, PVM_UINT, PVM_ULONG,
+};
+#define NTYPES (int)(sizeof all_types / sizeof all_types[0])
+
+static size_t tsize(int dt)
+{
+    switch (dt) {
+    case PVM_BYTE: return 1;
+    case PVM_SHORT: case PVM_USHORT: return sizeof(short);
+    case PVM_INT: case PVM_UINT: return sizeof(int);
+    case PVM_FLOAT: return sizeof(float);
+    case PVM_CPLX: return 2 * sizeof(float);
+    case PVM_DOUBLE: return sizeof(double);
+    case PVM_DCPLX: return 2 * sizeof(double);
+    default: return sizeof(long);
+    }
+}
+
+static const char *tname(int dt)
+{
+    static const char *names[] = { "STR", "BYTE", "SHORT", "INT", "FLOAT", "CPLX",
+                                   "DOUBLE", "DCPLX", "LONG", "USHORT", "UINT", "ULONG" };
+    return dt >= 0 && dt <= PVM_ULONG ? names[dt] : "?";
+}
+
+void ecot_check(ecot_report *rep, int ok, const char *fmt, ...)
+{
+    va_list ap;
+
+    rep->checks++;
+    if (ok)
+        return;
+    if (rep->failures++ == 0) {
+        va_start(ap, fmt);
+        vsnprintf(rep->first, sizeof rep->first, fmt, ap);
+        va_end(ap);
+    }
+}
+
+/* Store integer v (and w, the imaginary part) as element i of type dt. */
+static void put(int dt, void *buf, size_t i, long v, long w)
+{
+    switch (dt) {
+    case PVM_BYTE: ((unsigned char *)buf)[i] = (unsigned char)v; break;
+    case PVM_SHORT: ((short *)buf)[i] = (short)v; break;
+    case PVM_INT: ((int *)buf)[i] = (int)v; break;
+    case PVM_FLOAT: ((float *)buf)[i] = (float)v; break;
+    case PVM_CPLX: ((float *)buf)[2 * i] = (float)v; ((float *)buf)[2 * i + 1] = (float)w; break;
+    case PVM_DOUBLE: ((double *)buf)[i] = (double)v; break;
+    case PVM_DCPLX: ((double *)buf)[2 * i] = (double)v; ((double *)buf)[2 * i + 1] = (double)w; break;
+    case PVM_LONG: ((long *)buf)[i] = v; break;
+    case PVM_USHORT: ((unsigned short *)buf)[i] = (unsigned short)v; break;
+    case PVM_UINT: ((unsigned int *)buf)[i] = (unsigned int)v; break;
+    case PVM_ULONG: ((unsigned long *)buf)[i] = (unsigned long)v; break;
+    }
+}
+
+/* Distinct values per (rank, index, salt): catches any mix-up of blocks. */
+static void fill(int dt, void *buf, size_t count, int rank, int salt)
+{
+    for (size_t i = 0; i < count; i++) {
+        long v = ((long)rank * 1000003L + (long)i * 7919L + (long)salt * 104729L) % 32000L;
+        put(dt, buf, i, v, (v * 3 + 1) % 1000);
+    }
+}
+
+/* Small values in {-1, 1, 2} (non-negative for unsigned types), so that
+ * sums and products stay exact in every type and any combining order. */
+static void fill_small(int dt, void *buf, size_t count, int rank, int salt)
+{
+    int unsig = dt == PVM_BYTE || dt == PVM_USHORT || dt == PVM_UINT || dt == PVM_ULONG;
+
+    for (size_t i = 0; i < count; i++) {
+        long k = (long)(rank * 7 + (int)(i % 1024) * 3 + salt) % 6;
+        long v = k == 0 ? 2 : (k % 2 ? 1 : (unsig ? 1 : -1));
+        /* Complex: 2, 1, i, -1, -i, 1: products keep exact magnitudes. */
+        static const long re[6] = { 2, 1, 0, -1, 0, 1 }, im[6] = { 0, 0, 1, 0, -1, 0 };
+        if (dt == PVM_CPLX || dt == PVM_DCPLX)
+            put(dt, buf, i, re[k], im[k]);
+        else
+            put(dt, buf, i, v, 0);
+    }
+}
+
+/* Equal values (for floating types 0.0 == -0.0: the combining order of a
+ * reduction may change the sign of a zero product). */
+static int same(int dt, const void *a, const void *b, size_t count)
+{
+    size_t k = count * (dt == PVM_CPLX || dt == PVM_DCPLX ? 2 : 1);
+
+    if (dt == PVM_FLOAT || dt == PVM_CPLX) {
+        for (size_t i = 0; i < k; i++)
+            if (((const float *)a)[i] != ((const float *)b)[i])
+                return 0;
+        return 1;
+    }
+    if (dt == PVM_DOUBLE || dt == PVM_DCPLX) {
+        for (size_t i = 0; i < k; i++)
+            if (((const double *)a)[i] != ((const double *)b)[i])
+                return 0;
+        return 1;
+    }
+    return memcmp(a, b, count * tsize(dt)) == 0;
+}
+
+static void *xalloc(size_t bytes)
+{
+    void *p = malloc(bytes + 1);
+    if (!p) {
+        fprintf(stderr, "battery: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* The operations                                                      */
+/* ------------------------------------------------------------------ */
+
+typedef struct run {
+    eco_ctx *ctx;
+    int n, me;
+    ecot_report *rep;
+} run;
+
+static void t_bcast(run *r, int dt, size_t count, int root, int salt)
+{
+    size_t b = count * tsize(dt);
+    char *buf = xalloc(b), *ref = xalloc(b);
+    int rc;
+
+    fill(dt, ref, count, root, salt);
+    if (r->me == root)
+        memcpy(buf, ref, b);
+    else
+        memset(buf, 0xA5, b);
+    rc = eco_bcast(r->ctx, buf, (int)count, dt, root);
+    ecot_check(r->rep, rc == 0 && memcmp(buf, ref, b) == 0,
+               "bcast %s count %zu root %d: rank %d rc %d", tname(dt), count, root, r->me, rc);
+    free(buf);
+    free(ref);
+}
+
+static void t_scatter(run *r, int dt, size_t count, int root, int salt)
+{
+    size_t b = count * tsize(dt);
+    char *send = NULL, *mine = xalloc(b), *ref = xalloc(b);
+    int rc;
+
+    if (r->me == root) {
+        send = xalloc(b * (size_t)r->n);
+        for (int q = 0; q < r->n; q++)
+            fill(dt, send + (size_t)q * b, count, q, salt);
+    }
+    fill(dt, ref, count, r->me, salt);
+    memset(mine, 0x5A, b);
+    rc = eco_scatter(r->ctx, send, mine, (int)count, dt, root);
+    ecot_check(r->rep, rc == 0 && memcmp(mine, ref, b) == 0,
+               "scatter %s count %zu root %d: rank %d rc %d", tname(dt), count, root, r->me, rc);
+    free(send);
+    free(mine);
+    free(ref);
+}
+
+/* root may be ECO_ALL. */
+static void t_gather(run *r, int dt, size_t count, int root, int salt)
+{
+    size_t b = count * tsize(dt), all = b * (size_t)r->n;
+    int gets = root == ECO_ALL || root == r->me, rc;
+    char *mine = xalloc(b), *out = gets ? xalloc(all) : NULL, *ref = xalloc(all);
+
+    fill(dt, mine, count, r->me, salt);
+    for (int q = 0; q < r->n; q++)
+        fill(dt, ref + (size_t)q * b, count, q, salt);
+    if (out)
+        memset(out, 0x3C, all);
+    rc = eco_gather(r->ctx, mine, out, (int)count, dt, root);
+    ecot_check(r->rep, rc == 0 && (!gets || memcmp(out, ref, all) == 0),
+               "gather %s count %zu root %d: rank %d rc %d", tname(dt), count, root, r->me, rc);
+    free(mine);
+    free(out);
+    free(ref);
+}
+
+static const char *opname(eco_op op)
+{
+    if (op == ECO_SUM) return "SUM";
+    if (op == ECO_PROD) return "PROD";
+    if (op == ECO_MIN) return "MIN";
+    if (op == ECO_MAX) return "MAX";
+    if (op == ecot_xor) return "user-XOR";
+    if (op == ecot_matmul) return "user-MATMUL";
+    return "user";
+}
+
+/* Reference: every member's input combined in rank order. */
+static void reduce_ref(run *r, int dt, size_t count, eco_op op, int salt, char *acc, int upto)
+{
+    char *in = xalloc(count * tsize(dt));
+    int num = (int)count, info = 0, d = dt;
+
+    fill_small(dt, acc, count, 0, salt);
+    for (int q = 1; q <= upto; q++) {
+        fill_small(dt, in, count, q, salt);
+        op(&d, acc, in, &num, &info);
+    }
+    (void)r;
+    free(in);
+}
+
+static void t_reduce(run *r, int dt, size_t count, eco_op op, int root, int salt)
+{
+    size_t b = count * tsize(dt);
+    int gets = root == ECO_ALL || root == r->me, rc;
+    char *mine = xalloc(b), *out = xalloc(b), *ref = xalloc(b);
+
+    fill_small(dt, mine, count, r->me, salt);
+    memset(out, 0x77, b);
+    rc = eco_reduce(r->ctx, mine, gets ? out : NULL, (int)count, dt, op, root);
+    if (gets)
+        reduce_ref(r, dt, count, op, salt, ref, r->n - 1);
+    ecot_check(r->rep, rc == 0 && (!gets || same(dt, out, ref, count)),
+               "reduce %s %s count %zu root %d: rank %d rc %d", opname(op), tname(dt),
+               count, root, r->me, rc);
+    free(mine);
+    free(out);
+    free(ref);
+}
+
+/* Member q's matrices for the matmul scan: [[1, a], [b, 1]], a, b small. */
+static void mat_fill(int *m, size_t count, int q)
+{
+    for (size_t i = 0; i < count; i++) {
+        size_t k = i % 4;
+        m[i] = (k == 0 || k == 3) ? 1 : (k == 1 ? (q + (int)i) % 3 : (2 * q + (int)i) % 2);
+    }
+}
+
+static void t_scan(run *r, int dt, size_t count, eco_op op, int salt)
+{
+    size_t b = count * tsize(dt);
+    char *mine = xalloc(b), *out = xalloc(b), *ref = xalloc(b);
+    int rc, num = (int)count, info = 0, d = dt;
+
+    if (op == ecot_matmul)
+        mat_fill((int *)mine, count, r->me);
+    else
+        fill_small(dt, mine, count, r->me, salt);
+    memset(out, 0x11, b);
+    rc = eco_scan(r->ctx, mine, out, (int)count, dt, op);
+    if (op == ecot_matmul) {
+        mat_fill((int *)ref, count, 0);
+        for (int q = 1; q <= r->me; q++) {
+            mat_fill((int *)mine, count, q);
+            ecot_matmul(&d, ref, mine, &num, &info);
+        }
+    } else {
+        reduce_ref(r, dt, count, op, salt, ref, r->me);
+    }
+    ecot_check(r->rep, rc == 0 && same(dt, out, ref, count),
+               "scan %s %s count %zu: rank %d rc %d", opname(op), tname(dt), count, r->me, rc);
+    free(mine);
+    free(out);
+    free(ref);
+}
+
+static void t_alltoall(run *r, int dt, size_t count, int salt)
+{
+    size_t b = count * tsize(dt), all = b * (size_t)r->n;
+    char *send = xalloc(all), *out = xalloc(all), *ref = xalloc(all);
+    int rc;
+
+    /* Block j of member i carries fill(rank = i * n + j). */
+    for (int q = 0; q < r->n; q++) {
+        fill(dt, send + (size_t)q * b, count, r->me * r->n + q, salt);
+        fill(dt, ref + (size_t)q * b, count, q * r->n + r->me, salt);
+    }
+    memset(out, 0x2B, all);
+    rc = eco_alltoall(r->ctx, send, out, (int)count, dt);
+    ecot_check(r->rep, rc == 0 && memcmp(out, ref, all) == 0,
+               "alltoall %s count %zu: rank %d rc %d", tname(dt), count, r->me, rc);
+    free(send);
+    free(out);
+    free(ref);
+}
+
+static void t_ring(run *r)
+{
+    int *order = xalloc((size_t)r->n * sizeof *order), *seen = calloc((size_t)r->n, sizeof(int));
+    int rc = eco_ring(r->ctx, order), ok = rc == 0 && seen;
+
+    for (int i = 0; ok && i < r->n; i++) {
+        ok = order[i] >= 0 && order[i] < r->n && !seen[order[i]];
+        if (ok)
+            seen[order[i]] = 1;
+    }
+    ecot_check(r->rep, ok, "ring: rank %d rc %d, not a permutation", r->me, rc);
+    free(order);
+    free(seen);
+}
+
+/* ------------------------------------------------------------------ */
+/* User ops                                                            */
+/* ------------------------------------------------------------------ */
+
+void ecot_xor(int *datatype, void *x, void *y, int *num, int *info)
+{
+    if (*datatype != PVM_INT) {
+        *info = PvmBadParam;
+        return;
+    }
+    for (int i = 0; i < *num; i++)
+        ((int *)x)[i] ^= ((int *)y)[i];
+    *info = 0;
+}
+
+void ecot_matmul(int *datatype, void *x, void *y, int *num, int *info)
+{
+    int *a = x, *b = y;
+
+    if (*datatype != PVM_INT || *num % 4) {
+        *info = PvmBadParam;
+        return;
+    }
+    for (int m = 0; m < *num; m += 4) {
+        int r0 = a[m] * b[m] + a[m + 1] * b[m + 2];
+        int r1 = a[m] * b[m + 1] + a[m + 1] * b[m + 3];
+        int r2 = a[m + 2] * b[m] + a[m + 3] * b[m + 2];
+        int r3 = a[m + 2] * b[m + 1] + a[m + 3] * b[m + 3];
+        a[m] = r0; a[m + 1] = r1; a[m + 2] = r2; a[m + 3] = r3;
+    }
+    *info = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The battery                                                         */
+/* ------------------------------------------------------------------ */
+
+static int is_complex(int dt)
+{
+    return dt == PVM_CPLX || dt == PVM_DCPLX;
+}
+
+/* Every operation for one datatype and count, every root. */
+static void one_size(run *r, int dt, size_t count, int salt)
+{
+    eco_op ops[] = { ECO_SUM, ECO_PROD, ECO_MAX, ECO_MIN };
+    int nops = is_complex(dt) ? 2 : 4;
+
+    for (int root = 0; root < r->n; root++) {
+        t_bcast(r, dt, count, root, salt + root);
+        t_scatter(r, dt, count, root, salt + root);
+        t_gather(r, dt, count, root, salt + root);
+        t_reduce(r, dt, count, ops[root % nops], root, salt + root);
+    }
+    t_gather(r, dt, count, ECO_ALL, salt);
+    for (int o = 0; o < nops; o++)
+        t_reduce(r, dt, count, ops[o], ECO_ALL, salt + o);
+    t_scan(r, dt, count, ECO_SUM, salt);
+    t_alltoall(r, dt, count, salt);
+}
+
+int ecot_battery(eco_ctx *ctx, int depth, ecot_report *rep)
+{
+    static const size_t counts[] = { 0, 1, 7, 1000 };
+    run r = { ctx, eco_size(ctx), eco_rank(ctx), rep };
+    int salt = 1;
+
+    for (int t = 0; t < NTYPES; t++) {
+        int dt = all_types[t];
+        int main_type = dt == PVM_BYTE || dt == PVM_INT || dt == PVM_DOUBLE;
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+            if (depth == ECOT_FULL || main_type || counts[c] == 7)
+                one_size(&r, dt, counts[c], salt++);
+    }
+    if (depth == ECOT_FULL) {
+        one_size(&r, PVM_BYTE, 1 << 20, salt++);
+        one_size(&r, PVM_DOUBLE, (1 << 20) / sizeof(double), salt++);
+    }
+    for (int root = 0; root < r.n; root++)
+        t_reduce(&r, PVM_INT, 9, ecot_xor, root, salt++);
+    t_reduce(&r, PVM_INT, 9, ecot_xor, ECO_ALL, salt++);
+    t_scan(&r, PVM_INT, 4, ecot_matmul, salt++);
+    t_scan(&r, PVM_INT, 28, ecot_matmul, salt++);
+    ecot_check(rep, eco_barrier(ctx) == 0, "barrier: rank %d", r.me);
+    t_ring(&r);
+    return rep->failures;
+}

@@ -1,0 +1,296 @@
+/*
+ * test_coll_local.c -- every collective over trees of many subnets and
+ * hosts, members as threads over the in-process transport.  The PVM runs
+ * (pvm_coll_test.c) prove the real transport; these prove the tree walks
+ * on shapes one host cannot give: 1 to 20 subnets, uneven sizes, several
+ * tasks per host, degrees 1 to 4.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pvm3.h>
+#include "cunit_common.h"
+#include "coll_battery.h"
+#include "eco_coll.h"
+
+typedef struct config {
+    int n, nh, nsub;
+    int host_subnet[64];
+    int degree[64];
+    int member_host[64];
+} config;
+
+/* Hosts h000.. with the given subnets; costs 100 us inside a subnet,
+ * 1 ms and more between subnets. */
+static eco_map *make_map(const config *c)
+{
+    eco_map *m = eco_map_new();
+    char a[16], b[16];
+
+    CU_ASSERT_FATAL(m != NULL);
+    for (int h = 0; h < c->nh; h++) {
+        snprintf(a, sizeof a, "h%03d", h);
+        CU_ASSERT_FATAL(eco_map_add_host(m, a) == h);
+    }
+    for (int h = 0; h < c->nh; h++)
+        for (int g = h + 1; g < c->nh; g++) {
+            int s = c->host_subnet[h], t = c->host_subnet[g];
+            double cost = s == t ? 1e-4 * (1 + s % 3) : 1e-3 * (1 + abs(s - t));
+            snprintf(a, sizeof a, "h%03d", h);
+            snprintf(b, sizeof b, "h%03d", g);
+            CU_ASSERT_FATAL(eco_map_add_cost(m, a, b, cost) == ECO_OK);
+        }
+    free(m->degree);
+    m->degree = malloc((size_t)c->nsub * sizeof *m->degree);
+    CU_ASSERT_FATAL(m->degree != NULL);
+    memcpy(m->degree, c->degree, (size_t)c->nsub * sizeof *m->degree);
+    memcpy(m->subnet, c->host_subnet, (size_t)c->nh * sizeof *m->subnet);
+    m->nsubnets = c->nsub;
+    return m;
+}
+
+typedef struct member {
+    const config *cfg;
+    ecoi_local_world *w;
+    int rank, depth, rc;
+    int (*body)(eco_ctx *, struct member *);
+    ecot_report rep;
+} member;
+
+static void *member_main(void *arg)
+{
+    member *me = arg;
+    eco_ctx *ctx = NULL;
+    eco_map *map = make_map(me->cfg);
+    ecoi_transport *tp = ecoi_local_transport(me->w, me->rank);
+
+    me->rc = ecoi_ctx_create(me->cfg->n, me->rank, map, me->cfg->member_host, tp, &ctx);
+    if (me->rc == ECO_OK)
+        me->rc = me->body(ctx, me);
+    eco_finalize(ctx);
+    return NULL;
+}
+
+static int battery_body(eco_ctx *ctx, member *me)
+{
+    ecot_battery(ctx, me->depth, &me->rep);
+    return ECO_OK;
+}
+
+/* Run body in n threads over one world; returns the members. */
+static member *run_members(const config *c, int depth, int (*body)(eco_ctx *, member *),
+                           ecoi_local_world **wout)
+{
+    pthread_t th[64];
+    member *ms = calloc((size_t)c->n, sizeof *ms);
+    ecoi_local_world *w = ecoi_local_world_new(c->n, 60.0);
+
+    CU_ASSERT_FATAL(ms && w);
+    for (int r = 0; r < c->n; r++) {
+        ms[r] = (member){ .cfg = c, .w = w, .rank = r, .depth = depth, .body = body };
+        CU_ASSERT_FATAL(pthread_create(&th[r], NULL, member_main, &ms[r]) == 0);
+    }
+    for (int r = 0; r < c->n; r++)
+        pthread_join(th[r], NULL);
+    if (wout)
+        *wout = w;
+    else
+        ecoi_local_world_free(w);
+    return ms;
+}
+
+static void run_battery(const config *c, int depth)
+{
+    member *ms = run_members(c, depth, battery_body, NULL);
+
+    for (int r = 0; r < c->n; r++) {
+        CU_ASSERT_EQUAL(ms[r].rc, ECO_OK);
+        CU_ASSERT(ms[r].rep.checks > 0);
+        CU_ASSERT_EQUAL(ms[r].rep.failures, 0);
+        if (ms[r].rep.failures)
+            fprintf(stderr, "\n  n=%d nsub=%d rank %d: %d of %d checks failed, first: %s\n",
+                    c->n, c->nsub, r, ms[r].rep.failures, ms[r].rep.checks, ms[r].rep.first);
+    }
+    free(ms);
+}
+
+static unsigned rng_state = 12345;
+static unsigned rnd(unsigned mod)
+{
+    rng_state = rng_state * 1103515245u + 12345u;
+    return (rng_state >> 16) % mod;
+}
+
+/* A random configuration: nsub subnets, nh hosts, n members. */
+static void random_config(config *c, int n, int nsub, int nh)
+{
+    memset(c, 0, sizeof *c);
+    c->n = n;
+    c->nsub = nsub;
+    c->nh = nh;
+    for (int h = 0; h < nh; h++)     /* every subnet gets a host; canonical */
+        c->host_subnet[h] = h < nsub ? h : (int)rnd((unsigned)nsub);
+    for (int s = 0; s < nsub; s++)
+        c->degree[s] = 1 + (int)rnd(4);
+    for (int m = 0; m < n; m++)
+        c->member_host[m] = m < nh ? (int)rnd((unsigned)nh) : (int)rnd((unsigned)nh);
+}
+
+static void test_paper_figure1(void)
+{
+    /* Six hosts, three subnets of two, one task per host. */
+    config c = { .n = 6, .nh = 6, .nsub = 3,
+                 .host_subnet = { 0, 0, 1, 1, 2, 2 }, .degree = { 2, 2, 2 },
+                 .member_host = { 0, 1, 2, 3, 4, 5 } };
+    run_battery(&c, ECOT_QUICK);
+}
+
+static void test_one_member(void)
+{
+    config c = { .n = 1, .nh = 1, .nsub = 1, .degree = { 2 } };
+    run_battery(&c, ECOT_QUICK);
+}
+
+static void test_tasks_share_hosts(void)
+{
+    /* 13 members on 4 hosts in 2 subnets, several tasks per host. */
+    config c = { .n = 13, .nh = 4, .nsub = 2, .host_subnet = { 0, 0, 1, 1 },
+                 .degree = { 3, 1 },
+                 .member_host = { 2, 0, 0, 1, 3, 3, 3, 0, 2, 1, 2, 3, 0 } };
+    run_battery(&c, ECOT_QUICK);
+}
+
+static void test_random_shapes(void)
+{
+    static const int sizes[] = { 2, 3, 5, 8, 13, 20 };
+    config c;
+
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (int k = 0; k < 3; k++) {
+            int n = sizes[i], nsub = 1 + (int)rnd((unsigned)(n < 20 ? n : 20));
+            int nh = nsub + (int)rnd((unsigned)n);
+            random_config(&c, n, nsub, nh > 63 ? 63 : nh);
+            run_battery(&c, ECOT_QUICK);
+        }
+}
+
+static void test_twenty_subnets(void)
+{
+    config c;
+    random_config(&c, 20, 20, 20);
+    for (int m = 0; m < 20; m++)
+        c.member_host[m] = 19 - m;
+    run_battery(&c, ECOT_QUICK);
+}
+
+static void test_full_depth(void)
+{
+    /* Every datatype and the 1 MiB messages, three subnets of mixed sizes. */
+    config c = { .n = 7, .nh = 5, .nsub = 3, .host_subnet = { 0, 0, 1, 2, 2 },
+                 .degree = { 2, 2, 3 }, .member_host = { 4, 0, 1, 1, 2, 3, 0 } };
+    run_battery(&c, ECOT_FULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Bad arguments: an error code, and nothing sent.                     */
+/* ------------------------------------------------------------------ */
+static void test_bad_arguments(void)
+{
+    config c = { .n = 3, .nh = 3, .nsub = 1, .degree = { 2 }, .member_host = { 0, 1, 2 } };
+    ecoi_local_world *w = ecoi_local_world_new(3, 5.0);
+    eco_ctx *ctx = NULL;
+    int buf[64] = { 0 }, order[3];
+
+    CU_ASSERT_FATAL(w != NULL);
+    CU_ASSERT_FATAL(ecoi_ctx_create(3, 1, make_map(&c), c.member_host,
+                                    ecoi_local_transport(w, 1), &ctx) == ECO_OK);
+    CU_ASSERT_EQUAL(eco_bcast(NULL, buf, 1, PVM_INT, 0), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_bcast(ctx, NULL, 5, PVM_INT, 0), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_bcast(ctx, buf, -1, PVM_INT, 0), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_bcast(ctx, buf, 1, PVM_INT, 3), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_bcast(ctx, buf, 1, PVM_INT, -2), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_bcast(ctx, buf, 1, PVM_INT, ECO_ALL), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_bcast(ctx, buf, 1, 99, 0), ECO_ERR_DATATYPE);
+    CU_ASSERT_EQUAL(eco_bcast(ctx, buf, 1, PVM_STR, 0), ECO_ERR_DATATYPE);
+    CU_ASSERT_EQUAL(eco_scatter(ctx, buf, NULL, 1, PVM_INT, 0), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_scatter(ctx, NULL, buf, 1, PVM_INT, 1), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_scatter(ctx, buf, buf, 1, PVM_INT, ECO_ALL), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_gather(ctx, NULL, buf, 1, PVM_INT, 0), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_gather(ctx, buf, NULL, 1, PVM_INT, ECO_ALL), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_gather(ctx, buf, NULL, 1, PVM_INT, 1), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_gather(ctx, buf, buf, 1, PVM_INT, 7), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_reduce(ctx, buf, buf, 1, PVM_INT, NULL, 0), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_reduce(ctx, buf, buf, 1, PVM_CPLX, ECO_MAX, 0), ECO_ERR_DATATYPE);
+    CU_ASSERT_EQUAL(eco_reduce(ctx, buf, buf, 1, 42, ECO_SUM, 0), ECO_ERR_DATATYPE);
+    CU_ASSERT_EQUAL(eco_reduce(ctx, buf, NULL, 1, PVM_INT, ECO_SUM, ECO_ALL), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_reduce(ctx, NULL, buf, 1, PVM_INT, ECO_SUM, 0), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_reduce(ctx, buf, buf, -3, PVM_INT, ECO_SUM, 0), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_scan(ctx, buf, buf, 1, PVM_INT, NULL), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_scan(ctx, buf, NULL, 1, PVM_INT, ECO_SUM), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_scan(ctx, buf, buf, 1, PVM_DCPLX, ECO_MIN), ECO_ERR_DATATYPE);
+    CU_ASSERT_EQUAL(eco_alltoall(ctx, NULL, buf, 1, PVM_INT), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_alltoall(ctx, buf, NULL, 1, PVM_INT), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_alltoall(ctx, buf, buf, 1, 0), ECO_ERR_DATATYPE);
+    CU_ASSERT_EQUAL(eco_barrier(NULL), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_ring(ctx, NULL), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_ring(NULL, order), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_rank(NULL), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_size(NULL), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_finalize(NULL), ECO_ERR_ARG);
+    /* Count 0 is a valid no-op, and also sends nothing. */
+    CU_ASSERT_EQUAL(eco_bcast(ctx, NULL, 0, PVM_INT, 0), ECO_OK);
+    CU_ASSERT_EQUAL(ecoi_local_world_posted(w), 0);
+    eco_finalize(ctx);
+    ecoi_local_world_free(w);
+}
+
+/* ------------------------------------------------------------------ */
+/* A member dies mid-collective: the others fail, they do not hang.    */
+/* ------------------------------------------------------------------ */
+static int victim_body(eco_ctx *ctx, member *me)
+{
+    double x = me->rank, y = 0;
+
+    if (me->rank == 3) {
+        ecoi_local_kill(me->w, 3);
+        return ECO_OK;
+    }
+    /* Reduce-to-all needs every member: all survivors must fail. */
+    me->rep.checks = eco_reduce(ctx, &x, &y, 1, PVM_DOUBLE, ECO_SUM, ECO_ALL);
+    /* The context is broken for good: the next call fails too. */
+    me->rep.failures = eco_barrier(ctx);
+    return ECO_OK;
+}
+
+static void test_member_dies(void)
+{
+    config c;
+    ecoi_local_world *w = NULL;
+    member *ms;
+
+    random_config(&c, 8, 3, 5);
+    ms = run_members(&c, ECOT_QUICK, victim_body, &w);
+    for (int r = 0; r < c.n; r++) {
+        if (r == 3)
+            continue;
+        CU_ASSERT_EQUAL(ms[r].rep.checks, ECO_ERR_PEER);   /* the reduce */
+        CU_ASSERT_EQUAL(ms[r].rep.failures, ECO_ERR_PEER); /* the barrier */
+    }
+    free(ms);
+    ecoi_local_world_free(w);
+}
+
+static const eco_test tests[] = {
+    { "one member", test_one_member },
+    { "paper figure 1, every op and root", test_paper_figure1 },
+    { "tasks sharing hosts", test_tasks_share_hosts },
+    { "twenty subnets", test_twenty_subnets },
+    { "random shapes 2..20 members", test_random_shapes },
+    { "every datatype and 1 MiB", test_full_depth },
+    { "bad arguments send nothing", test_bad_arguments },
+    { "a member dies mid-collective", test_member_dies },
+    { NULL, NULL },
+};
+
+const eco_suite eco_suite_coll_local = { "collectives_local", NULL, NULL, tests };
