@@ -55,6 +55,45 @@ static int pack(int dt, void *p, int n, int unpack)
     }
 }
 
+/*
+ * PVM's XDR encoding carries longs as 32 bits (pvm_upklong of -1 gives
+ * 4294967295 on a 64-bit host), so with XDR the library sends PVM_LONG and
+ * PVM_ULONG itself as pairs of 32-bit words, high word first: 64-bit
+ * values travel intact between hosts of any byte order.
+ */
+static int pack_long64(void *p, size_t n, int unpack)
+{
+    unsigned int *w = malloc(2 * n * sizeof *w + 1);
+    unsigned long *v = p;
+    int rc = 0;
+
+    if (!w)
+        return PvmNoMem;
+    if (unpack) {
+        rc = pvm_upkuint(w, (int)(2 * n), 1);
+        for (size_t i = 0; rc >= 0 && i < n; i++)
+            v[i] = (unsigned long)(((unsigned long long)w[2 * i] << 32) | w[2 * i + 1]);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            unsigned long long x = v[i];
+            w[2 * i] = (unsigned int)(x >> 32);
+            w[2 * i + 1] = (unsigned int)x;
+        }
+        rc = pvm_pkuint(w, (int)(2 * n), 1);
+    }
+    free(w);
+    return rc;
+}
+
+/* Pack or unpack n elements in the given encoding. */
+static int pack_enc(int enc, int dt, void *p, int n, int unpack)
+{
+    if (enc == PvmDataDefault && (dt == PVM_LONG || dt == PVM_ULONG) &&
+        sizeof(long) == 8)
+        return pack_long64(p, (size_t)n, unpack);
+    return pack(dt, p, n, unpack);
+}
+
 static void tp_enter(ecoi_transport *t)
 {
     pvm_tp *p = (pvm_tp *)t;
@@ -87,7 +126,7 @@ static int tp_send(ecoi_transport *t, int dest, int tag, const void *buf,
     if (bid < 0)
         return ECO_ERR_PVM;
     pvm_setsbuf(bid);
-    if (count && pack(datatype, (void *)buf, (int)count, 0) < 0)
+    if (count && pack_enc(p->encoding, datatype, (void *)buf, (int)count, 0) < 0)
         rc = ECO_ERR_PVM;
     if (rc == ECO_OK && pvm_send(p->tids[dest], tag) < 0)
         rc = ECO_ERR_PEER;
@@ -159,7 +198,7 @@ static int tp_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
     if (rc == ECO_OK && p->encoding != PvmDataDefault &&
         (size_t)bytes != count * ecoi_type_size(datatype))
         rc = ECO_ERR_MISMATCH;
-    if (rc == ECO_OK && count && pack(datatype, buf, (int)count, 1) < 0)
+    if (rc == ECO_OK && count && pack_enc(p->encoding, datatype, buf, (int)count, 1) < 0)
         rc = ECO_ERR_MISMATCH;
     pvm_freebuf(bid);
     return rc;

@@ -1,0 +1,413 @@
+/*
+ * pvm_tests.c -- the collectives on a real pvmd with real tasks.
+ *
+ * Run by tests/pvm.test, which starts a private virtual machine.  Without
+ * arguments this program is the CUnit master: it spawns copies of itself
+ * as workers ("pvm_tests worker MODE [NAME=VALUE...]"), sends them their
+ * task list, and asserts what every worker reports.  Workers check the
+ * exact data they end with themselves (coll_battery.c).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+#include <CUnit/Basic.h>
+#include <pvm3.h>
+#include "coll_battery.h"
+#include "eco.h"
+
+#define TAG_LIST 101     /* master -> worker: the task list */
+#define TAG_REPORT 102   /* worker -> master: the outcome */
+#define TAG_READY 103    /* worker -> master: initialized (victim mode) */
+#define TAG_GONE 104     /* exit notices of workers, at the master */
+#define TAG_APP 0x45000000 /* the application's tags: the library's own */
+
+static char self_path[4096];
+static char scratch[256];
+
+/* ------------------------------------------------------------------ */
+/* Worker side                                                         */
+/* ------------------------------------------------------------------ */
+
+static void report(const ecot_report *rep, int rc, int extra)
+{
+    int parent = pvm_parent();
+
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&rc, 1, 1);
+    pvm_pkint((int *)&rep->checks, 1, 1);
+    pvm_pkint((int *)&rep->failures, 1, 1);
+    pvm_pkint(&extra, 1, 1);
+    pvm_pkstr((char *)rep->first);
+    pvm_send(parent, TAG_REPORT);
+}
+
+static int *receive_list(int *n)
+{
+    int *tids;
+
+    pvm_recv(pvm_parent(), TAG_LIST);
+    pvm_upkint(n, 1, 1);
+    tids = malloc((size_t)*n * sizeof *tids);
+    pvm_upkint(tids, *n, 1);
+    return tids;
+}
+
+static void mode_battery(int n, const int *tids, int depth)
+{
+    ecot_report rep = { 0 };
+    eco_ctx *ctx = NULL;
+    int rc = eco_init(NULL, n, tids, &ctx);
+
+    if (rc == ECO_OK) {
+        ecot_battery(ctx, depth, &rep);
+        rc = eco_finalize(ctx);
+    }
+    report(&rep, rc, 0);
+}
+
+/* Application messages with the library's tags, two contexts at once,
+ * the caller's buffers kept, and PvmSum from libgpvm3 as an op. */
+static void mode_isolation(int n, const int *tids)
+{
+    ecot_report rep = { 0 };
+    eco_ctx *a = NULL, *b = NULL;
+    int *rev = malloc((size_t)n * sizeof *rev), me = -1, rc, v, sb, rb;
+    double x, sum = 0, all[64];
+
+    for (int i = 0; i < n; i++) {
+        rev[i] = tids[n - 1 - i];
+        if (tids[i] == pvm_mytid())
+            me = i;
+    }
+    rc = eco_init(NULL, n, tids, &a);
+    if (rc == ECO_OK)
+        rc = eco_init(NULL, n, rev, &b);
+    if (rc != ECO_OK) {
+        report(&rep, rc, 0);
+        return;
+    }
+    /* Three application messages to the right-hand neighbour. */
+    for (int k = 0; k < 3; k++) {
+        pvm_initsend(PvmDataDefault);
+        v = me * 10 + k;
+        pvm_pkint(&v, 1, 1);
+        pvm_send(tids[(me + 1) % n], TAG_APP + k);
+    }
+    /* An unread receive buffer and a packed send buffer of the caller. */
+    rb = pvm_recv(tids[(me + n - 1) % n], TAG_APP);
+    sb = pvm_initsend(PvmDataDefault);
+    v = 4242;
+    pvm_pkint(&v, 1, 1);
+
+    x = me + 1;
+    ecot_check(&rep, eco_reduce(a, &x, &sum, 1, PVM_DOUBLE, PvmSum, ECO_ALL) == 0 &&
+               sum == n * (n + 1) / 2.0, "PvmSum reduce-to-all on context A");
+    x = eco_rank(b);
+    ecot_check(&rep, eco_gather(b, &x, all, 1, PVM_DOUBLE, ECO_ALL) == 0, "gather on B");
+    for (int i = 0; i < n; i++)
+        ecot_check(&rep, all[i] == i, "gather on B: element %d is %g", i, all[i]);
+    x = eco_rank(a) == n - 1 ? 77.0 : -1.0;
+    ecot_check(&rep, eco_bcast(a, &x, 1, PVM_DOUBLE, n - 1) == 0 && x == 77.0, "bcast on A");
+    ecot_check(&rep, eco_barrier(b) == 0 && eco_barrier(a) == 0, "barriers");
+    ecot_check(&rep, pvm_getsbuf() == sb && pvm_getrbuf() == rb, "caller's buffers kept");
+    ecot_check(&rep, pvm_upkint(&v, 1, 1) >= 0 && v == ((me + n - 1) % n) * 10,
+               "caller's receive buffer intact (got %d)", v);
+    for (int k = 1; k < 3; k++) {
+        int left = tids[(me + n - 1) % n];
+        v = -1;
+        ecot_check(&rep, pvm_recv(left, TAG_APP + k) > 0 && pvm_upkint(&v, 1, 1) >= 0 &&
+                   v == ((me + n - 1) % n) * 10 + k, "application message %d: %d", k, v);
+    }
+    ecot_check(&rep, pvm_nrecv(-1, -1) == 0, "no stray message in the application's context");
+    eco_finalize(b);
+    eco_finalize(a);
+    free(rev);
+    report(&rep, ECO_OK, 0);
+}
+
+/* Reduce-to-all until a member is killed; report the failing call. */
+static void mode_victim(int n, const int *tids)
+{
+    ecot_report rep = { 0 };
+    eco_ctx *ctx = NULL;
+    int rc = eco_init(NULL, n, tids, &ctx), i = 0;
+    double x = 1, y;
+
+    if (rc == ECO_OK)
+        rc = eco_barrier(ctx);
+    pvm_initsend(PvmDataDefault);
+    pvm_send(pvm_parent(), TAG_READY);
+    for (i = 0; rc == ECO_OK && i < 2000000; i++)
+        rc = eco_reduce(ctx, &x, &y, 1, PVM_DOUBLE, ECO_SUM, ECO_ALL);
+    report(&rep, rc, i);
+    eco_finalize(ctx);
+}
+
+static int worker_main(int argc, char **argv)
+{
+    int n, *tids;
+
+    for (int i = 3; i < argc; i++)
+        putenv(argv[i]);
+    tids = receive_list(&n);
+    if (strcmp(argv[2], "battery") == 0)
+        mode_battery(n, tids, ECOT_QUICK);
+    else if (strcmp(argv[2], "full") == 0)
+        mode_battery(n, tids, ECOT_FULL);
+    else if (strcmp(argv[2], "isolation") == 0)
+        mode_isolation(n, tids);
+    else if (strcmp(argv[2], "victim") == 0)
+        mode_victim(n, tids);
+    free(tids);
+    pvm_exit();
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Master side                                                         */
+/* ------------------------------------------------------------------ */
+
+typedef struct outcome {
+    int got, rc, checks, failures, extra;
+    char first[512];
+} outcome;
+
+static int spawn_workers(int n, const char *mode, char **env, int *tids)
+{
+    char *args[16];
+    int k = 0, got;
+
+    args[k++] = "worker";
+    args[k++] = (char *)mode;
+    for (int i = 0; env && env[i] && k < 15; i++)
+        args[k++] = env[i];
+    args[k] = NULL;
+    got = pvm_spawn(self_path, args, PvmTaskDefault, "", n, tids);
+    if (got == n) {
+        pvm_notify(PvmTaskExit, TAG_GONE, n, tids);
+        pvm_initsend(PvmDataDefault);
+        pvm_pkint(&n, 1, 1);
+        pvm_pkint(tids, n, 1);
+        pvm_mcast(tids, n, TAG_LIST);
+    }
+    return got;
+}
+
+/* Collect the reports of n workers, waiting at most `seconds`; a worker
+ * that exits without reporting counts as done (out[i].got == 0). */
+static void collect(int n, const int *tids, outcome *out, double seconds)
+{
+    time_t end = time(NULL) + (time_t)seconds;
+    char *done = calloc((size_t)n, 1);
+    int left = n;
+
+    memset(out, 0, (size_t)n * sizeof *out);
+    while (left > 0 && time(NULL) < end) {
+        struct timeval tv = { 0, 100000 };
+        int b = pvm_trecv(-1, TAG_REPORT, &tv), bytes, tag, src, who;
+        if (b > 0) {
+            pvm_bufinfo(b, &bytes, &tag, &src);
+            for (int i = 0; i < n; i++)
+                if (tids[i] == src && !done[i]) {
+                    out[i].got = done[i] = 1;
+                    pvm_upkint(&out[i].rc, 1, 1);
+                    pvm_upkint(&out[i].checks, 1, 1);
+                    pvm_upkint(&out[i].failures, 1, 1);
+                    pvm_upkint(&out[i].extra, 1, 1);
+                    pvm_upkstr(out[i].first);
+                    left--;
+                }
+            continue;
+        }
+        /* Exit notices: only after the last report of that worker. */
+        while (pvm_probe(-1, TAG_REPORT) <= 0 && (b = pvm_nrecv(-1, TAG_GONE)) > 0) {
+            pvm_upkint(&who, 1, 1);
+            for (int i = 0; i < n; i++)
+                if (tids[i] == who && !done[i]) {
+                    done[i] = 1;
+                    left--;
+                }
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (!done[i])
+            pvm_kill(tids[i]);
+    free(done);
+}
+
+static void drain_notices(void)
+{
+    int b;
+    usleep(200000);
+    while ((b = pvm_nrecv(-1, TAG_GONE)) > 0)
+        pvm_freebuf(b);
+}
+
+static void run_battery(int n, const char *mode, char **env)
+{
+    int tids[64];
+    outcome out[64];
+
+    CU_ASSERT_FATAL(spawn_workers(n, mode, env, tids) == n);
+    collect(n, tids, out, 600);
+    for (int i = 0; i < n; i++) {
+        CU_ASSERT(out[i].got);
+        CU_ASSERT_EQUAL(out[i].rc, ECO_OK);
+        CU_ASSERT(out[i].checks > 0);
+        CU_ASSERT_EQUAL(out[i].failures, 0);
+        if (!out[i].got || out[i].rc || out[i].failures)
+            fprintf(stderr, "\n  %s n=%d rank %d: got %d rc %d (%s), %d/%d failed: %s\n",
+                    mode, n, i, out[i].got, out[i].rc, eco_strerror(out[i].rc),
+                    out[i].failures, out[i].checks, out[i].first);
+    }
+    drain_notices();
+}
+
+/* Subnet file over this one host with intra-subnet degree k. */
+static char *subnet_file(int k)
+{
+    static char env[512];
+    char path[300], err[512];
+    struct pvmhostinfo *hi;
+    int nh, na;
+    eco_map *m = eco_map_new();
+
+    snprintf(path, sizeof path, "%s/subnets.k%d", scratch, k);
+    pvm_config(&nh, &na, &hi);
+    eco_map_add_host(m, hi[0].hi_name);
+    eco_map_partition(m, ECO_DEFAULT_THRESHOLD);
+    eco_map_set_degree(m, 0, k);
+    CU_ASSERT(eco_map_write(m, path, err, sizeof err) == ECO_OK);
+    eco_map_free(m);
+    snprintf(env, sizeof env, "ECO_SUBNET_FILE=%s", path);
+    return env;
+}
+
+static void test_sizes(void)
+{
+    static const int sizes[] = { 1, 2, 3, 5, 8, 13 };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        char *env[] = { subnet_file(1 + (int)i % 3), NULL };
+        run_battery(sizes[i], "full", env);
+    }
+}
+
+static void test_xdr(void)
+{
+    char *env[] = { subnet_file(2), "ECO_ENCODING=xdr", "ECO_SEGMENT_SIZE=1000", NULL };
+    run_battery(5, "battery", env);
+}
+
+static void test_no_subnet_file(void)
+{
+    char home[400];
+    snprintf(home, sizeof home, "HOME=%s", scratch);
+    char *env[] = { home, "ECO_SUBNET_FILE=", NULL };
+    run_battery(3, "battery", env);
+}
+
+static void test_isolation(void)
+{
+    char *env[] = { subnet_file(2), NULL };
+    run_battery(5, "isolation", env);
+    run_battery(2, "isolation", env);
+}
+
+static void test_bad_file(void)
+{
+    char path[300], env[400];
+    FILE *f;
+    int tids[8];
+    outcome out[8];
+
+    snprintf(path, sizeof path, "%s/broken", scratch);
+    f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("eco-subnets 1\nthreshold 0.2\nhost a\nfrobnicate\n", f);
+    fclose(f);
+    snprintf(env, sizeof env, "ECO_SUBNET_FILE=%s", path);
+    char *envs[] = { env, NULL };
+    CU_ASSERT_FATAL(spawn_workers(3, "battery", envs, tids) == 3);
+    collect(3, tids, out, 60);
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT(out[i].got);
+        CU_ASSERT_EQUAL(out[i].rc, ECO_ERR_FORMAT);
+    }
+    drain_notices();
+}
+
+static void test_killed_member(void)
+{
+    char *env[] = { subnet_file(2), NULL };
+    int tids[8], n = 5;
+    outcome out[8];
+    struct timeval t0, t1;
+
+    CU_ASSERT_FATAL(spawn_workers(n, "victim", env, tids) == n);
+    /* The killed worker must not count as a clean exit below. */
+    for (int i = 0; i < n; i++) {
+        struct timeval tv = { 60, 0 };
+        CU_ASSERT_FATAL(pvm_trecv(-1, TAG_READY, &tv) > 0);
+    }
+    usleep(300000);
+    gettimeofday(&t0, NULL);
+    pvm_kill(tids[2]);
+    collect(n, tids, out, 30);
+    gettimeofday(&t1, NULL);
+    for (int i = 0; i < n; i++) {
+        if (i == 2)
+            continue;
+        CU_ASSERT(out[i].got);
+        CU_ASSERT_EQUAL(out[i].rc, ECO_ERR_PEER);
+        CU_ASSERT(out[i].extra > 0);
+    }
+    /* Documented bound: well under 5 seconds on a live host. */
+    double took = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_usec - t0.tv_usec) / 1e6;
+    CU_ASSERT(took < 5.0);
+    if (took >= 5.0)
+        fprintf(stderr, "\n  survivors took %.2f s to fail\n", took);
+    drain_notices();
+}
+
+int main(int argc, char **argv)
+{
+    CU_pSuite s;
+    unsigned failures;
+    ssize_t len;
+
+    if (argc >= 3 && strcmp(argv[1], "worker") == 0)
+        return worker_main(argc, argv);
+    len = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    if (len <= 0 || pvm_mytid() < 0) {
+        fprintf(stderr, "pvm_tests: no PVM virtual machine (run through tests/pvm.test)\n");
+        return 2;
+    }
+    self_path[len] = '\0';
+    snprintf(scratch, sizeof scratch, "/tmp/eco-pvmtests-XXXXXX");
+    if (!mkdtemp(scratch))
+        return 2;
+    CU_initialize_registry();
+    s = CU_add_suite("pvm_collectives", NULL, NULL);
+    CU_add_test(s, "every op, root, datatype, 0..1 MiB; 1 2 3 5 8 13 tasks", test_sizes);
+    CU_add_test(s, "XDR encoding and small segments", test_xdr);
+    CU_add_test(s, "no subnet file", test_no_subnet_file);
+    CU_add_test(s, "isolation, two contexts, caller's buffers, PvmSum", test_isolation);
+    CU_add_test(s, "malformed subnet file fails in every member", test_bad_file);
+    CU_add_test(s, "a member killed mid-collective", test_killed_member);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
+        if (system(cmd) != 0)
+            fprintf(stderr, "warning: %s left behind\n", scratch);
+    }
+    pvm_exit();
+    return failures ? 1 : 0;
+}
