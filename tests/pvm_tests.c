@@ -14,6 +14,7 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <CUnit/Basic.h>
 #include <pvm3.h>
 #include "coll_battery.h"
@@ -27,6 +28,8 @@
 
 static char self_path[4096];
 static char scratch[256];
+static char valgrind_log[300]; /* non-empty: workers run under valgrind */
+static char supp_path[4096];   /* tests/libpvm3.supp */
 
 /* ------------------------------------------------------------------ */
 /* Worker side                                                         */
@@ -178,7 +181,7 @@ typedef struct outcome {
 
 static int spawn_workers(int n, const char *mode, char **env, int *tids)
 {
-    char *args[16];
+    char *args[24];
     int k = 0, got;
 
     args[k++] = "worker";
@@ -186,7 +189,24 @@ static int spawn_workers(int n, const char *mode, char **env, int *tids)
     for (int i = 0; env && env[i] && k < 15; i++)
         args[k++] = env[i];
     args[k] = NULL;
-    got = pvm_spawn(self_path, args, PvmTaskDefault, "", n, tids);
+    if (valgrind_log[0]) {
+        /* valgrind runs the worker in the spawned process itself. */
+        static char logopt[400];
+        static char suppopt[4200];
+        memmove(args + 7, args, (size_t)(k + 1) * sizeof *args);
+        snprintf(logopt, sizeof logopt, "--log-file=%s/vg.%%p", valgrind_log);
+        snprintf(suppopt, sizeof suppopt, "--suppressions=%s", supp_path);
+        args[0] = "--leak-check=full";
+        args[1] = "--errors-for-leak-kinds=definite";
+        args[2] = "--error-exitcode=3";
+        args[3] = logopt;
+        args[4] = "--quiet";
+        args[5] = suppopt;
+        args[6] = self_path;
+        got = pvm_spawn("/usr/bin/valgrind", args, PvmTaskDefault, "", n, tids);
+    } else {
+        got = pvm_spawn(self_path, args, PvmTaskDefault, "", n, tids);
+    }
     if (got == n) {
         pvm_notify(PvmTaskExit, TAG_GONE, n, tids);
         pvm_initsend(PvmDataDefault);
@@ -373,6 +393,46 @@ static void test_killed_member(void)
     drain_notices();
 }
 
+/* The integration run under valgrind: no error, no definite leak. */
+static void test_valgrind(void)
+{
+    char *env[] = { subnet_file(2), NULL }, cmd[700], line[512];
+    FILE *p;
+    int bad = 0, files = 0;
+
+    const char *top = getenv("top_srcdir");
+    snprintf(supp_path, sizeof supp_path, "%s/tests/libpvm3.supp", top ? top : ".");
+    if (access(supp_path, R_OK) != 0 || realpath(supp_path, cmd) == NULL) {
+        fprintf(stderr, "\n  SKIP: %s not found (set top_srcdir)\n", supp_path);
+        return;
+    }
+    snprintf(supp_path, sizeof supp_path, "%s", cmd);
+    if (access("/usr/bin/valgrind", X_OK) != 0) {
+        fprintf(stderr, "\n  SKIP: valgrind is not installed\n");
+        return;
+    }
+    snprintf(valgrind_log, sizeof valgrind_log, "%s/vg", scratch);
+    CU_ASSERT_FATAL(mkdir(valgrind_log, 0700) == 0);
+    run_battery(3, "battery", env);
+    run_battery(3, "isolation", env);
+    valgrind_log[0] = '\0';
+    /* --quiet: a log file stays empty unless valgrind found something. */
+    snprintf(cmd, sizeof cmd, "for f in %s/vg/vg.*; do echo \"== $f\"; cat \"$f\"; done", scratch);
+    p = popen(cmd, "r");
+    CU_ASSERT_FATAL(p != NULL);
+    while (fgets(line, sizeof line, p)) {
+        if (strncmp(line, "== ", 3) == 0)
+            files++;
+        else {
+            bad++;
+            fputs(line, stderr);
+        }
+    }
+    pclose(p);
+    CU_ASSERT(files >= 6);
+    CU_ASSERT_EQUAL(bad, 0);
+}
+
 int main(int argc, char **argv)
 {
     CU_pSuite s;
@@ -398,6 +458,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "isolation, two contexts, caller's buffers, PvmSum", test_isolation);
     CU_add_test(s, "malformed subnet file fails in every member", test_bad_file);
     CU_add_test(s, "a member killed mid-collective", test_killed_member);
+    CU_add_test(s, "valgrind: no error, no leak", test_valgrind);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
