@@ -1,0 +1,506 @@
+/*
+ * eco-show -- look at a subnet file (eco-show(1), eco-subnets(5)).
+ *
+ *   eco-show [--dot] SUBNETFILE               summary (or clusters in dot)
+ *   eco-show [--dot] --subnets SUBNETFILE     one line per subnet
+ *   eco-show [--dot] --tree HOST SUBNETFILE   the ECO tree rooted at HOST
+ *
+ * Exit status: 0 success, 1 a bad file, an unknown host or a failed
+ * write, 2 usage.  Uses only the public API.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eco.h"
+
+#define PROG "eco-show"
+
+enum view { VIEW_SUMMARY, VIEW_SUBNETS, VIEW_TREE };
+
+typedef struct options {
+    enum view view;
+    int dot;
+    const char *root;   /* --tree HOST */
+    const char *file;
+} options;
+
+/* The hosts of each subnet, bucketed once (ascending host index). */
+typedef struct layout {
+    const eco_map *map;
+    const char *file;
+    int nhosts, nsubnets;
+    int *start;         /* [nsubnets+1] */
+    int *host;          /* [nhosts] host indexes, subnet by subnet */
+} layout;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: " PROG " [OPTION]... SUBNETFILE\n"
+            "Show a subnet file (eco-subnets(5)): a summary of its subnets and costs,\n"
+            "the subnets alone, or the tree ECO builds from a root host.\n"
+            "\n"
+            "  -s, --subnets      one line per subnet: its hosts, separated by single\n"
+            "                     spaces and sorted; the lines sorted too\n"
+            "  -t, --tree=HOST    the tree rooted at HOST over every host of the file,\n"
+            "                     one line \"HOST PARENT\" per host in preorder ('-' for\n"
+            "                     the root's parent)\n"
+            "  -d, --dot          write Graphviz (dot) instead: one cluster per subnet,\n"
+            "                     plus the tree's edges with --tree\n"
+            "  -h, --help         show this help and exit\n"
+            "  -V, --version      show the version and exit\n"
+            "\n"
+            "Without --subnets or --tree: a summary (hosts, subnets, threshold; per\n"
+            "subnet its hosts, k and inside costs; the cheapest cost between subnets).\n"
+            "Example: " PROG " --tree a --dot figure1.subnets | dot -Tsvg > tree.svg\n"
+            "See eco-show(1).\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, PROG ": ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
+    return 2;
+}
+
+/* Parse argv into o; returns -1 to go on, else an exit status. */
+static int parse_args(int argc, char **argv, options *o)
+{
+    static const struct option longopts[] = {
+        {"subnets", no_argument, NULL, 's'},
+        {"tree", required_argument, NULL, 't'},
+        {"dot", no_argument, NULL, 'd'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int c, views = 0;
+
+    opterr = 0;   /* our own messages, without the libtool wrapper's path */
+    while ((c = getopt_long(argc, argv, ":st:dhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            o->view = VIEW_SUBNETS;
+            views++;
+            break;
+        case 't':
+            o->view = VIEW_TREE;
+            o->root = optarg;
+            views++;
+            break;
+        case 'd':
+            o->dot = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case 'V':
+            printf(PROG " (libeco) %s\n", PACKAGE_VERSION);
+            return 0;
+        case ':':
+            return usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default:
+            return usage_error("unrecognized option '%s'", argv[optind - 1]);
+        }
+    }
+    if (views > 1)
+        return usage_error("%s", "give at most one of --subnets and --tree");
+    if (optind >= argc)
+        return usage_error("%s", "missing SUBNETFILE");
+    if (optind + 1 < argc)
+        return usage_error("unexpected argument '%s'", argv[optind + 1]);
+    o->file = argv[optind];
+    return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+static void *xmalloc(size_t size)
+{
+    void *p = malloc(size ? size : 1);
+    if (!p) {
+        fprintf(stderr, PROG ": %s\n", eco_strerror(ECO_ERR_NOMEM));
+        exit(1);
+    }
+    return p;
+}
+
+static int layout_init(layout *l, const eco_map *map, const char *file)
+{
+    int *fill;
+
+    l->map = map;
+    l->file = file;
+    l->nhosts = eco_map_nhosts(map);
+    l->nsubnets = eco_map_nsubnets(map);
+    l->start = xmalloc(((size_t)l->nsubnets + 1) * sizeof *l->start);
+    l->host = xmalloc((size_t)l->nhosts * sizeof *l->host);
+    fill = xmalloc(((size_t)l->nsubnets + 1) * sizeof *fill);
+    memset(l->start, 0, ((size_t)l->nsubnets + 1) * sizeof *l->start);
+    for (int h = 0; h < l->nhosts; h++) {
+        int s = eco_map_subnet_of(map, h);
+        if (s < 0 || s >= l->nsubnets) {
+            fprintf(stderr, PROG ": %s: host %s is in no subnet\n", file,
+                    eco_map_host(map, h));
+            free(fill);
+            return 1;
+        }
+        l->start[s + 1]++;
+    }
+    for (int s = 0; s < l->nsubnets; s++)
+        l->start[s + 1] += l->start[s];
+    memcpy(fill, l->start, ((size_t)l->nsubnets + 1) * sizeof *fill);
+    for (int h = 0; h < l->nhosts; h++)
+        l->host[fill[eco_map_subnet_of(map, h)]++] = h;
+    free(fill);
+    return 0;
+}
+
+static void layout_free(layout *l)
+{
+    free(l->start);
+    free(l->host);
+}
+
+/* A cost with its unit: "99.2 us", "2.10 ms", "1.250 s"; "-" if unmeasured. */
+static const char *fmt_cost(double s, char *buf, size_t len)
+{
+    if (s < 0.0)
+        snprintf(buf, len, "-");
+    else if (s < 1e-3)
+        snprintf(buf, len, "%.1f us", s * 1e6);
+    else if (s < 1.0)
+        snprintf(buf, len, "%.2f ms", s * 1e3);
+    else
+        snprintf(buf, len, "%.3f s", s);
+    return buf;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The cheapest measured cost between subnets s and t, -1 if none. */
+static double between(const layout *l, int s, int t)
+{
+    double best = -1.0;
+    for (int i = l->start[s]; i < l->start[s + 1]; i++)
+        for (int j = l->start[t]; j < l->start[t + 1]; j++) {
+            double c = eco_map_cost(l->map, l->host[i], l->host[j]);
+            if (c >= 0.0 && (best < 0.0 || c < best))
+                best = c;
+        }
+    return best;
+}
+
+/* ------------------------------------------------------------------ */
+/* The summary                                                         */
+/* ------------------------------------------------------------------ */
+
+/* "inside: cheapest X, median Y, dearest Z (P of Q pairs measured)". */
+static void print_inside(const layout *l, int s)
+{
+    int n = l->start[s + 1] - l->start[s], m = 0;
+    size_t pairs = (size_t)n * (size_t)(n - 1) / 2;
+    double *c = xmalloc(pairs * sizeof *c), med;
+    char b1[32], b2[32], b3[32];
+
+    for (int i = l->start[s]; i < l->start[s + 1]; i++)
+        for (int j = i + 1; j < l->start[s + 1]; j++) {
+            double x = eco_map_cost(l->map, l->host[i], l->host[j]);
+            if (x >= 0.0)
+                c[m++] = x;
+        }
+    if (n < 2)
+        printf("  inside: one host\n");
+    else if (m == 0)
+        printf("  inside: none of %zu pairs measured\n", pairs);
+    else {
+        qsort(c, (size_t)m, sizeof *c, cmp_double);
+        med = m % 2 ? c[m / 2] : (c[m / 2 - 1] + c[m / 2]) / 2.0;
+        printf("  inside: cheapest %s, median %s, dearest %s (%d/%zu pairs measured)\n",
+               fmt_cost(c[0], b1, sizeof b1), fmt_cost(med, b2, sizeof b2),
+               fmt_cost(c[m - 1], b3, sizeof b3), m, pairs);
+    }
+    free(c);
+}
+
+/* The table of the cheapest cost between each pair of subnets. */
+static void print_between(const layout *l)
+{
+    int ns = l->nsubnets, w = 1;
+    char buf[32];
+
+    printf("\nbetween subnets (cheapest measured cost):\n");
+    for (int s = 0; s < ns; s++)
+        for (int t = 0; t < ns; t++) {
+            int len = (int)strlen(fmt_cost(s == t ? -1.0 : between(l, s, t), buf, sizeof buf));
+            w = len > w ? len : w;
+        }
+    snprintf(buf, sizeof buf, "%d", ns - 1);
+    int rw = (int)strlen(buf);
+    printf("  %*s", rw, "");
+    for (int t = 0; t < ns; t++)
+        printf("  %*d", w, t);
+    printf("\n");
+    for (int s = 0; s < ns; s++) {
+        printf("  %*d", rw, s);
+        for (int t = 0; t < ns; t++)
+            printf("  %*s", w, fmt_cost(s == t ? -1.0 : between(l, s, t), buf, sizeof buf));
+        printf("\n");
+    }
+}
+
+static int show_summary(const layout *l)
+{
+    double th = eco_map_threshold(l->map);
+
+    printf("file:       %s\n", l->file);
+    printf("hosts:      %d\n", l->nhosts);
+    printf("subnets:    %d\n", l->nsubnets);
+    printf("threshold:  %g (%g%%)\n", th, th * 100.0);
+    for (int s = 0; s < l->nsubnets; s++) {
+        int n = l->start[s + 1] - l->start[s];
+        printf("\nsubnet %d: k=%d, %d host%s:", s, eco_map_degree(l->map, s), n,
+               n == 1 ? "" : "s");
+        for (int i = l->start[s]; i < l->start[s + 1]; i++)
+            printf(" %s", eco_map_host(l->map, l->host[i]));
+        printf("\n");
+        print_inside(l, s);
+    }
+    if (l->nsubnets > 1)
+        print_between(l);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* --subnets                                                           */
+/* ------------------------------------------------------------------ */
+
+/* One line per subnet: host names sorted, lines sorted. */
+static int show_subnets(const layout *l)
+{
+    char **line = xmalloc((size_t)l->nsubnets * sizeof *line);
+
+    for (int s = 0; s < l->nsubnets; s++) {
+        int n = l->start[s + 1] - l->start[s];
+        const char **names = xmalloc((size_t)n * sizeof *names);
+        size_t len = 1;
+        for (int i = 0; i < n; i++) {
+            names[i] = eco_map_host(l->map, l->host[l->start[s] + i]);
+            len += strlen(names[i]) + 1;
+        }
+        qsort(names, (size_t)n, sizeof *names, cmp_str);
+        line[s] = xmalloc(len);
+        line[s][0] = '\0';
+        for (int i = 0; i < n; i++) {
+            if (i > 0)
+                strcat(line[s], " ");
+            strcat(line[s], names[i]);
+        }
+        free(names);
+    }
+    qsort(line, (size_t)l->nsubnets, sizeof *line, cmp_str);
+    for (int s = 0; s < l->nsubnets; s++) {
+        printf("%s\n", line[s]);
+        free(line[s]);
+    }
+    free(line);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* --tree                                                              */
+/* ------------------------------------------------------------------ */
+
+/* The tree over every host (member m on host m) rooted at the named host. */
+static int build_tree(const layout *l, const char *root, eco_tree **tree)
+{
+    int r = eco_map_find_host(l->map, root), rc;
+    int *mh;
+
+    if (r < 0) {
+        fprintf(stderr, PROG ": %s: unknown host '%s'\n", l->file, root);
+        return 1;
+    }
+    mh = xmalloc((size_t)l->nhosts * sizeof *mh);
+    for (int m = 0; m < l->nhosts; m++)
+        mh[m] = m;
+    rc = eco_tree_build(l->map, l->nhosts, mh, r, tree);
+    free(mh);
+    if (rc != ECO_OK) {
+        fprintf(stderr, PROG ": %s: %s\n", l->file, eco_strerror(rc));
+        return 1;
+    }
+    return 0;
+}
+
+/* The members in preorder (children in sending order), explicit stack. */
+static int *preorder(const eco_tree *t)
+{
+    int n = eco_tree_size(t), top = 0, len = 0;
+    int *order = xmalloc((size_t)n * sizeof *order);
+    int *stack = xmalloc((size_t)n * sizeof *stack);
+
+    stack[top++] = eco_tree_root(t);
+    while (top > 0) {
+        int m = stack[--top];
+        const int *ch = eco_tree_children(t, m);
+        order[len++] = m;
+        for (int i = eco_tree_nchildren(t, m) - 1; i >= 0; i--)
+            stack[top++] = ch[i];
+    }
+    free(stack);
+    return order;
+}
+
+static int show_tree(const layout *l, const char *root)
+{
+    eco_tree *t = NULL;
+    int *order;
+
+    if (build_tree(l, root, &t) != 0)
+        return 1;
+    order = preorder(t);
+    for (int i = 0; i < l->nhosts; i++) {
+        int m = order[i], p = eco_tree_parent(t, m);
+        printf("%s %s\n", eco_map_host(l->map, m), p < 0 ? "-" : eco_map_host(l->map, p));
+    }
+    free(order);
+    eco_tree_free(&t);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* --dot                                                               */
+/* ------------------------------------------------------------------ */
+
+/* A double-quoted dot ID. */
+static void dot_id(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            putchar('\\');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+static void dot_clusters(const layout *l, int root)
+{
+    for (int s = 0; s < l->nsubnets; s++) {
+        printf("  subgraph cluster_%d {\n", s);
+        printf("    label=\"subnet %d (k=%d)\";\n", s, eco_map_degree(l->map, s));
+        printf("    style=rounded;\n");
+        for (int i = l->start[s]; i < l->start[s + 1]; i++) {
+            printf("    ");
+            dot_id(eco_map_host(l->map, l->host[i]));
+            printf(l->host[i] == root ? " [peripheries=2];\n" : ";\n");
+        }
+        printf("  }\n");
+    }
+}
+
+/* The tree's edges, parents in preorder and children in sending order
+ * (dot keeps that order left to right); edges between subnets bold. */
+static void dot_edges(const layout *l, const eco_tree *t)
+{
+    int *order = preorder(t);
+
+    for (int i = 0; i < l->nhosts; i++) {
+        int p = order[i];
+        const int *ch = eco_tree_children(t, p);
+        for (int j = 0; j < eco_tree_nchildren(t, p); j++) {
+            printf("  ");
+            dot_id(eco_map_host(l->map, p));
+            printf(" -> ");
+            dot_id(eco_map_host(l->map, ch[j]));
+            if (eco_map_subnet_of(l->map, p) != eco_map_subnet_of(l->map, ch[j]))
+                printf(" [style=bold, color=red, penwidth=2]");
+            printf(";\n");
+        }
+    }
+    free(order);
+}
+
+static int show_dot(const layout *l, const char *root)
+{
+    eco_tree *t = NULL;
+
+    if (root && build_tree(l, root, &t) != 0)
+        return 1;
+    printf("%s eco {\n", t ? "digraph" : "graph");
+    printf("  node [shape=box, fontname=\"Helvetica\"];\n");
+    printf("  graph [fontname=\"Helvetica\"];\n");
+    dot_clusters(l, t ? eco_tree_root(t) : -1);
+    if (t)
+        dot_edges(l, t);
+    printf("}\n");
+    eco_tree_free(&t);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int run(const options *o, const eco_map *map)
+{
+    layout l;
+    int rc;
+
+    if (layout_init(&l, map, o->file) != 0) {
+        layout_free(&l);
+        return 1;
+    }
+    if (o->dot)
+        rc = show_dot(&l, o->view == VIEW_TREE ? o->root : NULL);
+    else if (o->view == VIEW_SUBNETS)
+        rc = show_subnets(&l);
+    else if (o->view == VIEW_TREE)
+        rc = show_tree(&l, o->root);
+    else
+        rc = show_summary(&l);
+    layout_free(&l);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    options o = {VIEW_SUMMARY, 0, NULL, NULL};
+    eco_map *map = NULL;
+    char err[1024] = "";
+    int rc;
+
+    rc = parse_args(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    rc = eco_map_read(o.file, &map, err, sizeof err);
+    if (rc != ECO_OK) {
+        if (err[0])
+            fprintf(stderr, PROG ": %s\n", err);
+        else
+            fprintf(stderr, PROG ": %s: %s\n", o.file, eco_strerror(rc));
+        return 1;
+    }
+    rc = run(&o, map);
+    eco_map_free(map);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, PROG ": standard output: %s\n", eco_strerror(ECO_ERR_IO));
+        return 1;
+    }
+    return rc;
+}

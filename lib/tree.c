@@ -1,0 +1,817 @@
+/*
+ * tree.c -- per-root ECO trees over a member list (section 4 of the paper).
+ *
+ * Pure: knows the map and the member list, never PVM.  One builder, run once
+ * per root; the collectives only walk the result (struct eco_tree in
+ * eco_map_impl.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "eco.h"
+#include "eco_map_impl.h"
+
+/* Sort keys: three classes of subnet, numbered in this order. */
+#define KEY_CLASS ((long long)1 << 32)
+#define KEY_UNPARTITIONED (1 * KEY_CLASS) /* + host index: own subnet */
+#define KEY_UNMAPPED (2 * KEY_CLASS)      /* + member rank: own host, own subnet */
+
+/* The working state of one build.  Members are grouped by host ("groups"),
+ * groups by subnet; each slice is stored leader/representative first. */
+typedef struct build {
+    const eco_map *map;
+    const int *mh;     /* member -> host, as given */
+    int n, root;
+    int *task;         /* [n] members, slice of group g = task[gstart[g]..gstart[g+1]-1] */
+    int *grp;          /* [n] member -> group */
+    int *tpos;         /* [n] member -> position in its group's slice */
+    int ngroups;
+    int *gstart;       /* [ngroups+1] */
+    int *hosts;        /* [ngroups] groups by subnet: slice of s = hosts[sstart[s]..] */
+    int *hpos;         /* [ngroups] group -> position in its subnet's slice */
+    int *sub;          /* [ngroups] group -> subnet */
+    int nsub;
+    int nmeasured;     /* subnets 0..nmeasured-1 have mapped hosts (costs) */
+    int root_sub;
+    int *sstart;       /* [nsub+1] */
+    int *deg;          /* [nsub] k of the subnet */
+    int *spar;         /* [nsub] parent subnet in the subnet tree, -1 for root_sub */
+    int *sfirst;       /* [nsub] first child subnet in schedule order, -1 if none */
+    int *snext;        /* [nsub] next sibling in schedule order, -1 if none */
+    int *slast;        /* [nsub] last child (for appending) */
+} build;
+
+/* A member's sort key: its host, or a key of its own for host -1. */
+typedef struct mkey {
+    long long key;
+    int rank;
+} mkey;
+
+/* A group's sort key: its subnet, then its lowest rank. */
+typedef struct gkey {
+    long long skey;
+    int low;
+    int g;
+} gkey;
+
+static int cmp_mkey(const void *a, const void *b)
+{
+    const mkey *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int cmp_gkey(const void *a, const void *b)
+{
+    const gkey *x = a, *y = b;
+    if (x->skey != y->skey)
+        return x->skey < y->skey ? -1 : 1;
+    return (x->low > y->low) - (x->low < y->low);
+}
+
+/* Rotate slice a[0..len-1] so that the element at index i comes first and
+ * the others keep their relative order. */
+static void move_to_front(int *a, int i)
+{
+    int v = a[i];
+    memmove(a + 1, a, (size_t)i * sizeof *a);
+    a[0] = v;
+}
+
+/* The subnet key of a host with members (rank: the group's lowest rank). */
+static long long subnet_key(const eco_map *map, int host, int rank)
+{
+    if (host < 0)
+        return KEY_UNMAPPED + rank;
+    if (map && map->subnet && map->subnet[host] >= 0 &&
+        map->subnet[host] < map->nsubnets)
+        return map->subnet[host];
+    return KEY_UNPARTITIONED + host;
+}
+
+/* The degree of a subnet given its key (default when unknown or invalid). */
+static int subnet_degree(const eco_map *map, long long skey)
+{
+    int k = ECO_DEFAULT_DEGREE;
+    if (skey < KEY_CLASS && map && map->degree)
+        k = map->degree[skey];
+    if (k < 1)
+        k = ECO_DEFAULT_DEGREE;
+    return k > ECO_MAX_DEGREE ? ECO_MAX_DEGREE : k;
+}
+
+static int check_args(const eco_map *map, int n, const int *member_host,
+                      int root, eco_tree **tree)
+{
+    if (!tree)
+        return ECO_ERR_ARG;
+    *tree = NULL;
+    if (n < 1 || !member_host || root < 0 || root >= n)
+        return ECO_ERR_ARG;
+    if (map && (map->nhosts < 0 || (map->nhosts > 0 && !map->cost)))
+        return ECO_ERR_ARG;
+    for (int m = 0; m < n; m++) {
+        int h = member_host[m];
+        if (h < -1 || (map && h >= map->nhosts))
+            return ECO_ERR_ARG;
+    }
+    return ECO_OK;
+}
+
+static void build_free(build *b)
+{
+    free(b->task);
+    free(b->grp);
+    free(b->tpos);
+    free(b->gstart);
+    free(b->hosts);
+    free(b->hpos);
+    free(b->sub);
+    free(b->sstart);
+    free(b->deg);
+    free(b->spar);
+    free(b->sfirst);
+    free(b->snext);
+    free(b->slast);
+}
+
+/*
+ * Level 3: group members by host.  task[] gets each host's members in rank
+ * order with the leader (the root, else the lowest rank) moved first.
+ */
+static int group_members(build *b)
+{
+    int n = b->n, g = 0;
+    mkey *k = malloc((size_t)n * sizeof *k);
+    b->task = malloc((size_t)n * sizeof *b->task);
+    b->grp = malloc((size_t)n * sizeof *b->grp);
+    b->tpos = malloc((size_t)n * sizeof *b->tpos);
+    b->gstart = malloc(((size_t)n + 1) * sizeof *b->gstart);
+    if (!k || !b->task || !b->grp || !b->tpos || !b->gstart) {
+        free(k);
+        return ECO_ERR_NOMEM;
+    }
+    for (int m = 0; m < n; m++) {
+        k[m].rank = m;
+        k[m].key = b->mh[m] >= 0 ? b->mh[m] : KEY_UNMAPPED + m;
+    }
+    qsort(k, (size_t)n, sizeof *k, cmp_mkey);
+    for (int i = 0; i < n; i++) {
+        if (i == 0 || k[i].key != k[i - 1].key)
+            b->gstart[g++] = i;
+        b->task[i] = k[i].rank;
+    }
+    b->gstart[g] = n;
+    b->ngroups = g;
+    free(k);
+    for (g = 0; g < b->ngroups; g++)
+        for (int i = b->gstart[g]; i < b->gstart[g + 1]; i++)
+            if (b->task[i] == b->root)
+                move_to_front(b->task + b->gstart[g], i - b->gstart[g]);
+    for (g = 0; g < b->ngroups; g++)
+        for (int i = b->gstart[g]; i < b->gstart[g + 1]; i++) {
+            b->grp[b->task[i]] = g;
+            b->tpos[b->task[i]] = i - b->gstart[g];
+        }
+    return ECO_OK;
+}
+
+static int alloc_subnets(build *b, int ns)
+{
+    size_t z = (size_t)ns;
+    b->nsub = ns;
+    b->sstart = malloc((z + 1) * sizeof *b->sstart);
+    b->deg = malloc(z * sizeof *b->deg);
+    b->spar = malloc(z * sizeof *b->spar);
+    b->sfirst = malloc(z * sizeof *b->sfirst);
+    b->snext = malloc(z * sizeof *b->snext);
+    b->slast = malloc(z * sizeof *b->slast);
+    if (!b->sstart || !b->deg || !b->spar || !b->sfirst || !b->snext || !b->slast)
+        return ECO_ERR_NOMEM;
+    for (int s = 0; s < ns; s++)
+        b->spar[s] = b->sfirst[s] = b->snext[s] = b->slast[s] = -1;
+    return ECO_OK;
+}
+
+/* Fill sstart/deg/sub/nmeasured from the sorted group keys. */
+static int make_subnets(build *b, const gkey *k)
+{
+    int G = b->ngroups, ns = 0, s = -1;
+    for (int i = 0; i < G; i++)
+        ns += (i == 0 || k[i].skey != k[i - 1].skey);
+    if (alloc_subnets(b, ns) != ECO_OK)
+        return ECO_ERR_NOMEM;
+    b->nmeasured = 0;
+    for (int i = 0; i < G; i++) {
+        if (i == 0 || k[i].skey != k[i - 1].skey) {
+            b->sstart[++s] = i;
+            b->deg[s] = subnet_degree(b->map, k[i].skey);
+            if (b->map && k[i].skey < KEY_UNMAPPED)
+                b->nmeasured = s + 1;
+        }
+        b->hosts[i] = k[i].g;
+        b->sub[k[i].g] = s;
+    }
+    b->sstart[ns] = G;
+    return ECO_OK;
+}
+
+/*
+ * Level 2: group hosts by subnet.  Each subnet's slice of hosts[] is in
+ * order of lowest rank, with the representative first: the root's host in
+ * the root's subnet, else the host of the subnet's lowest rank (already
+ * first).
+ */
+static int group_hosts(build *b)
+{
+    int G = b->ngroups, rc, rg = b->grp[b->root];
+    gkey *k = malloc((size_t)G * sizeof *k);
+    b->hosts = malloc((size_t)G * sizeof *b->hosts);
+    b->hpos = malloc((size_t)G * sizeof *b->hpos);
+    b->sub = malloc((size_t)G * sizeof *b->sub);
+    if (!k || !b->hosts || !b->hpos || !b->sub) {
+        free(k);
+        return ECO_ERR_NOMEM;
+    }
+    for (int g = 0; g < G; g++) {
+        /* the slice is in rank order but for a leading root */
+        int first = b->task[b->gstart[g]], low = first;
+        if (b->gstart[g + 1] - b->gstart[g] > 1 && b->task[b->gstart[g] + 1] < low)
+            low = b->task[b->gstart[g] + 1];
+        k[g].g = g;
+        k[g].low = low;
+        k[g].skey = subnet_key(b->map, b->mh[first], low);
+    }
+    qsort(k, (size_t)G, sizeof *k, cmp_gkey);
+    rc = make_subnets(b, k);
+    free(k);
+    if (rc != ECO_OK)
+        return rc;
+    b->root_sub = b->sub[rg];
+    for (int i = b->sstart[b->root_sub]; i < b->sstart[b->root_sub + 1]; i++)
+        if (b->hosts[i] == rg)
+            move_to_front(b->hosts + b->sstart[b->root_sub],
+                          i - b->sstart[b->root_sub]);
+    for (int s = 0; s < b->nsub; s++)
+        for (int i = b->sstart[s]; i < b->sstart[s + 1]; i++)
+            b->hpos[b->hosts[i]] = i - b->sstart[s];
+    return ECO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Level 1: the subnet schedule                                        */
+/* ------------------------------------------------------------------ */
+
+/* Subnet-to-subnet costs among the measured subnets. */
+typedef struct costs {
+    int sm;         /* measured subnets */
+    double fill;    /* cost of every pair without a measurement */
+    double *m;      /* [sm*sm] cheapest measured host pair, else fill */
+    int *row;       /* [sm*sm] row s: the other subnets by (cost, index) */
+    int *cur;       /* [sm] first possibly uninformed entry of row s */
+} costs;
+
+/* The dearest measured cost of the whole map, 1.0 when none is. */
+static double fill_cost(const eco_map *map)
+{
+    double max = -1.0;
+    for (int a = 0; map && a < map->nhosts; a++)
+        for (int b = a + 1; b < map->nhosts; b++)
+            if (eco_map_cost_ij(map, a, b) > max)
+                max = eco_map_cost_ij(map, a, b);
+    return max >= 0.0 ? max : 1.0;
+}
+
+/* m[s][t] = the cheapest measured cost between hosts with members. */
+static int measure_subnets(const build *b, costs *c)
+{
+    size_t sm = (size_t)c->sm;
+    int gm = b->sstart[c->sm], missing = b->nsub > c->sm;
+    c->m = malloc((sm ? sm * sm : 1) * sizeof *c->m);
+    if (!c->m)
+        return ECO_ERR_NOMEM;
+    for (size_t i = 0; i < sm * sm; i++)
+        c->m[i] = -1.0;
+    for (int i = 0; i < gm; i++) {
+        int gi = b->hosts[i], hi = b->mh[b->task[b->gstart[gi]]];
+        size_t si = (size_t)b->sub[gi];
+        for (int j = i + 1; j < gm; j++) {
+            int gj = b->hosts[j], hj = b->mh[b->task[b->gstart[gj]]];
+            size_t sj = (size_t)b->sub[gj];
+            double x = eco_map_cost_ij(b->map, hi, hj);
+            if (si == sj || x < 0.0)
+                continue;
+            if (c->m[si * sm + sj] < 0.0 || x < c->m[si * sm + sj])
+                c->m[si * sm + sj] = c->m[sj * sm + si] = x;
+        }
+    }
+    for (size_t s = 0; s < sm; s++)
+        for (size_t t = 0; t < sm; t++)
+            missing |= (s != t && c->m[s * sm + t] < 0.0);
+    c->fill = missing ? fill_cost(b->map) : 1.0;
+    for (size_t i = 0; i < sm * sm; i++)
+        if (c->m[i] < 0.0)
+            c->m[i] = c->fill;
+    return ECO_OK;
+}
+
+typedef struct rowent {
+    double cost;
+    int t;
+} rowent;
+
+static int cmp_rowent(const void *a, const void *b)
+{
+    const rowent *x = a, *y = b;
+    if (x->cost != y->cost)
+        return x->cost < y->cost ? -1 : 1;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
+/* Sort every measured row once: a sender's best target is then the first
+ * uninformed entry at or after its cursor (amortized O(sm) per row). */
+static int sort_rows(costs *c)
+{
+    size_t sm = (size_t)c->sm;
+    rowent *tmp = malloc((sm ? sm : 1) * sizeof *tmp);
+    c->row = malloc((sm ? sm * sm : 1) * sizeof *c->row);
+    c->cur = calloc(sm ? sm : 1, sizeof *c->cur);
+    if (!tmp || !c->row || !c->cur) {
+        free(tmp);
+        return ECO_ERR_NOMEM;
+    }
+    for (size_t s = 0; s < sm; s++) {
+        for (size_t t = 0; t < sm; t++) {
+            tmp[t].cost = c->m[s * sm + t];
+            tmp[t].t = (int)t;
+        }
+        qsort(tmp, sm, sizeof *tmp, cmp_rowent);
+        for (size_t t = 0; t < sm; t++)
+            c->row[s * sm + t] = tmp[t].t;
+    }
+    free(tmp);
+    return ECO_OK;
+}
+
+/* A min-heap of unmeasured senders keyed by (ready, index).  Their costs
+ * to every subnet are all `fill`, so the top is their best sender. */
+typedef struct heap {
+    int *a;
+    int len;
+    const double *ready;
+} heap;
+
+static int heap_less(const heap *h, int x, int y)
+{
+    if (h->ready[x] != h->ready[y])
+        return h->ready[x] < h->ready[y];
+    return x < y;
+}
+
+static void heap_push(heap *h, int v)
+{
+    int i = h->len++;
+    while (i > 0 && heap_less(h, v, h->a[(i - 1) / 2])) {
+        h->a[i] = h->a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->a[i] = v;
+}
+
+static void heap_pop(heap *h)
+{
+    int v = h->a[--h->len], i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= h->len)
+            break;
+        if (c + 1 < h->len && heap_less(h, h->a[c + 1], h->a[c]))
+            c++;
+        if (!heap_less(h, h->a[c], v))
+            break;
+        h->a[i] = h->a[c];
+        i = c;
+    }
+    if (h->len > 0)
+        h->a[i] = v;
+}
+
+/* One chosen (sender, target) pair of the schedule. */
+typedef struct pick {
+    int s, t;
+    double at;   /* ready(s) + cost(s, t) */
+} pick;
+
+/* Is (at, t, s) better than the best so far (ties: lower t, lower s)? */
+static int better(const pick *best, double at, int t, int s)
+{
+    if (best->s < 0 || at != best->at)
+        return best->s < 0 || at < best->at;
+    return t != best->t ? t < best->t : s < best->s;
+}
+
+/* The schedule's state: who is informed, when senders are free again. */
+typedef struct sched {
+    costs c;
+    double *ready;
+    char *informed;
+    int low_any;      /* lowest maybe-uninformed subnet */
+    int low_unmeasured;
+    heap h;
+} sched;
+
+static int first_uninformed(const sched *q, int *low, int end)
+{
+    while (*low < end && q->informed[*low])
+        (*low)++;
+    return *low;
+}
+
+/* The best pair of a measured sender s, folded into *best. */
+static void offer_measured(sched *q, int s, int nsub, pick *best)
+{
+    costs *c = &q->c;
+    size_t sm = (size_t)c->sm, base = (size_t)s * sm;
+    int t = -1, tu = first_uninformed(q, &q->low_unmeasured, nsub);
+    double x = 0.0;
+    while (c->cur[s] < c->sm && q->informed[c->row[base + (size_t)c->cur[s]]])
+        c->cur[s]++;
+    if (c->cur[s] < c->sm) {
+        t = c->row[base + (size_t)c->cur[s]];
+        x = c->m[base + (size_t)t];
+    }
+    if (tu < nsub && (t < 0 || c->fill < x || (c->fill == x && tu < t))) {
+        t = tu;
+        x = c->fill;
+    }
+    if (t >= 0 && better(best, q->ready[s] + x, t, s)) {
+        best->s = s;
+        best->t = t;
+        best->at = q->ready[s] + x;
+    }
+}
+
+/* Choose the next (sender, target) pair: min ready(S)+cost(S,T). */
+static pick next_pair(sched *q, int nsub)
+{
+    pick best = { -1, -1, 0.0 };
+    for (int s = 0; s < q->c.sm; s++)
+        if (q->informed[s])
+            offer_measured(q, s, nsub, &best);
+    if (q->h.len > 0) {
+        int s = q->h.a[0];
+        int t = first_uninformed(q, &q->low_any, nsub);
+        if (better(&best, q->ready[s] + q->c.fill, t, s)) {
+            best.s = s;
+            best.t = t;
+            best.at = q->ready[s] + q->c.fill;
+        }
+    }
+    return best;
+}
+
+/* Make t the last child of s in the subnet tree and mark it informed. */
+static void apply_pick(build *b, sched *q, pick p)
+{
+    b->spar[p.t] = p.s;
+    if (b->slast[p.s] < 0)
+        b->sfirst[p.s] = p.t;
+    else
+        b->snext[b->slast[p.s]] = p.t;
+    b->slast[p.s] = p.t;
+    q->informed[p.t] = 1;
+    if (p.s >= q->c.sm)
+        heap_pop(&q->h);     /* s was the top; re-insert with its new time */
+    q->ready[p.s] = p.at;
+    q->ready[p.t] = p.at;
+    if (p.s >= q->c.sm)
+        heap_push(&q->h, p.s);
+    if (p.t >= q->c.sm)
+        heap_push(&q->h, p.t);
+}
+
+static void sched_free(sched *q)
+{
+    free(q->c.m);
+    free(q->c.row);
+    free(q->c.cur);
+    free(q->ready);
+    free(q->informed);
+    free(q->h.a);
+}
+
+/*
+ * The greedy earliest-completion schedule among subnets (see the picture
+ * above eco_tree_build).  Cost: O(sm^2 log sm) to sort the measured rows,
+ * then per step O(sm + log nsub), so O(nsub * sm + nsub log nsub) in all.
+ */
+static int schedule_subnets(build *b)
+{
+    int ns = b->nsub, rc;
+    sched q;
+    memset(&q, 0, sizeof q);
+    q.c.sm = b->nmeasured;
+    q.ready = calloc((size_t)ns, sizeof *q.ready);
+    q.informed = calloc((size_t)ns, 1);
+    q.h.a = malloc((size_t)ns * sizeof *q.h.a);
+    q.h.ready = q.ready;
+    q.low_unmeasured = q.c.sm;
+    rc = (!q.ready || !q.informed || !q.h.a) ? ECO_ERR_NOMEM : ECO_OK;
+    if (rc == ECO_OK)
+        rc = measure_subnets(b, &q.c);
+    if (rc == ECO_OK)
+        rc = sort_rows(&q.c);
+    if (rc == ECO_OK) {
+        q.informed[b->root_sub] = 1;
+        if (b->root_sub >= q.c.sm)
+            heap_push(&q.h, b->root_sub);
+        for (int step = 1; step < ns; step++)
+            apply_pick(b, &q, next_pair(&q, ns));
+    }
+    sched_free(&q);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* From groups and subnets to members                                  */
+/* ------------------------------------------------------------------ */
+
+static int leader_of(const build *b, int g)
+{
+    return b->task[b->gstart[g]];
+}
+
+static int rep_of(const build *b, int s)
+{
+    return leader_of(b, b->hosts[b->sstart[s]]);
+}
+
+/* Parent of member m and the kind of the edge into it. */
+static int parent_of(const build *b, int m, int *kind)
+{
+    int g = b->grp[m], q = b->tpos[m], s = b->sub[g], p = b->hpos[g];
+    long long k = b->deg[s];
+    if (q > 0) {
+        *kind = ECO_EDGE_TASKS;
+        return b->task[b->gstart[g] + (int)((q - 1) / k)];
+    }
+    if (p > 0) {
+        *kind = ECO_EDGE_HOSTS;
+        return leader_of(b, b->hosts[b->sstart[s] + (int)((p - 1) / k)]);
+    }
+    if (s == b->root_sub) {
+        *kind = ECO_EDGE_ROOT;
+        return -1;
+    }
+    *kind = ECO_EDGE_SUBNETS;
+    return rep_of(b, b->spar[s]);
+}
+
+/* Children of m in sending order (written to out unless NULL): child
+ * subnets in schedule order, then host children, then task children. */
+static int children_of(const build *b, int m, int *out)
+{
+    int g = b->grp[m], q = b->tpos[m], s = b->sub[g], p = b->hpos[g], cnt = 0;
+    long long k = b->deg[s];
+    if (q == 0 && p == 0)
+        for (int t = b->sfirst[s]; t >= 0; t = b->snext[t]) {
+            if (out)
+                out[cnt] = rep_of(b, t);
+            cnt++;
+        }
+    if (q == 0) {
+        long long nh = b->sstart[s + 1] - b->sstart[s];
+        for (long long i = k * p + 1; i <= k * p + k && i < nh; i++) {
+            if (out)
+                out[cnt] = leader_of(b, b->hosts[b->sstart[s] + (int)i]);
+            cnt++;
+        }
+    }
+    long long nt = b->gstart[g + 1] - b->gstart[g];
+    for (long long i = k * q + 1; i <= k * q + k && i < nt; i++) {
+        if (out)
+            out[cnt] = b->task[b->gstart[g] + (int)i];
+        cnt++;
+    }
+    return cnt;
+}
+
+static eco_tree *tree_alloc(int n)
+{
+    size_t z = (size_t)n;
+    eco_tree *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->n = n;
+    t->parent = malloc(z * sizeof *t->parent);
+    t->child_off = malloc((z + 1) * sizeof *t->child_off);
+    t->child = malloc((z > 1 ? z - 1 : 1) * sizeof *t->child);
+    t->order = malloc(z * sizeof *t->order);
+    t->pos = malloc(z * sizeof *t->pos);
+    t->subtree = malloc(z * sizeof *t->subtree);
+    t->kind = malloc(z * sizeof *t->kind);
+    if (!t->parent || !t->child_off || !t->child || !t->order || !t->pos ||
+        !t->subtree || !t->kind)
+        eco_tree_free(&t);
+    return t;
+}
+
+/* Preorder with an explicit stack (children pushed in reverse so they pop
+ * in sending order), then subtree sizes bottom-up and depths top-down. */
+static int tree_walk(eco_tree *t)
+{
+    int top = 0, len = 0;
+    int *stack = malloc((size_t)t->n * sizeof *stack);
+    int *depth = malloc((size_t)t->n * sizeof *depth);
+    if (!stack || !depth) {
+        free(stack);
+        free(depth);
+        return ECO_ERR_NOMEM;
+    }
+    stack[top++] = t->root;
+    while (top > 0) {
+        int m = stack[--top];
+        t->pos[m] = len;
+        t->order[len++] = m;
+        for (int i = t->child_off[m + 1] - 1; i >= t->child_off[m]; i--)
+            stack[top++] = t->child[i];
+    }
+    t->depth = 0;
+    for (int i = 0; i < t->n; i++) {
+        int m = t->order[i];
+        depth[m] = m == t->root ? 0 : depth[t->parent[m]] + 1;
+        if (depth[m] > t->depth)
+            t->depth = depth[m];
+        t->subtree[m] = 1;
+    }
+    for (int i = t->n - 1; i > 0; i--)
+        t->subtree[t->parent[t->order[i]]] += t->subtree[t->order[i]];
+    free(stack);
+    free(depth);
+    return ECO_OK;
+}
+
+/* Fill every field of the tree from the grouped members. */
+static int tree_fill(const build *b, eco_tree *t)
+{
+    t->root = b->root;
+    t->child_off[0] = 0;
+    for (int m = 0; m < b->n; m++) {
+        t->parent[m] = parent_of(b, m, &t->kind[m]);
+        t->child_off[m + 1] = t->child_off[m] + children_of(b, m, NULL);
+    }
+    for (int m = 0; m < b->n; m++)
+        children_of(b, m, t->child + t->child_off[m]);
+    return tree_walk(t);
+}
+
+/*
+ * eco_tree_build -- the ECO tree for one root.  Three levels, cheapest
+ * links last:
+ *
+ *   level 1, subnets: a tree among one REPRESENTATIVE per subnet, rooted at
+ *   the root's subnet; every other subnet is entered by exactly one message
+ *   (kind ECO_EDGE_SUBNETS).  Built by a greedy earliest-completion
+ *   schedule: the root's subnet is ready at time 0; repeatedly take the
+ *   pair (informed S, uninformed T) minimizing ready(S) + cost(S,T) (ties:
+ *   lower T, then lower S), make T a child of S, and set
+ *   ready(T) = ready(S) += cost(S,T)  (a sender sends one message at a time).
+ *   cost(S,T) is the cheapest measured cost between hosts with members of S
+ *   and of T, else the dearest measured cost of the map, else 1.0.  Equal
+ *   costs give a binomial tree (ties favour the lowest sender).
+ *
+ *   level 2, hosts: inside subnet S the host LEADERS form a k-ary tree
+ *   (k = degree of S) in heap order: position 0 is the representative's
+ *   host (the root's host in the root's subnet, else the host of the
+ *   subnet's lowest rank), then the other hosts by lowest rank; host i's
+ *   parent is host (i-1)/k (kind ECO_EDGE_HOSTS).
+ *
+ *   level 3, tasks: on each host the leader (the root, else the lowest rank)
+ *   at position 0, then the other members in rank order; task i's parent is
+ *   task (i-1)/k, k of the host's subnet (kind ECO_EDGE_TASKS).
+ *
+ *   Example, k = 2: the root r is the leader of host H0 of subnet A, and a
+ *   second task r2 runs on H0; A has hosts H0..H3; b and c represent the
+ *   subnets B and C, and B is cheaper to reach, so the schedule picks it
+ *   first:
+ *
+ *                               r   (leader of H0, subnet A)
+ *           .---------.---------+----------.----------.
+ *        SUBNETS   SUBNETS    HOSTS      HOSTS      TASKS
+ *           |         |         |          |          |
+ *           b         c     H1 leader  H2 leader      r2
+ *           |         |         |
+ *      B's k-ary  C's k-ary   HOSTS
+ *      host tree  host tree     |
+ *                           H3 leader     (heap position 3: parent 1)
+ *
+ *   A member sends to its children in this order: child subnets (in
+ *   schedule order), then host children, then task children, so the
+ *   slowest and furthest subtrees start first.  A host or subnet of its own
+ *   is made for every member of host -1, and a subnet of its own for every
+ *   host with subnet -1 (and every host when map is NULL).
+ *
+ *   Depth.  With hd(h, k) the depth of a k-ary heap of h nodes (the least d
+ *   with 1 + k + ... + k^d >= h, i.e. floor(log_k((k-1)(h-1)+1)) for k >= 2;
+ *   h - 1 for k = 1):
+ *     depth = max over members m (on host H of subnet S) of
+ *             dsub(S) + heap depth of H in S + heap depth of m on H
+ *          <= D + max_S hd(hosts of S, k_S) + max_H hd(members on H, k_H)
+ *   where D, the subnet tree's depth, is at most nsubnets - 1; with equal
+ *   subnet costs every subnet is informed within ceil(log2 nsubnets)
+ *   rounds, so D <= ceil(log2 nsubnets), with equality (binomial tree)
+ *   when nsubnets is a power of two.
+ *
+ * Cost: O(n log n + G log G) to group (G hosts with members), O(Gm^2) for
+ * the subnet costs (Gm of them in the map), and the schedule,
+ * O(sm^2 log sm + S * sm + S log S) for S subnets of which sm have mapped
+ * hosts (unmapped subnets all cost the same and share one heap).
+ */
+int eco_tree_build(const eco_map *map, int n, const int *member_host,
+                   int root, eco_tree **tree)
+{
+    build b;
+    eco_tree *t = NULL;
+    int rc = check_args(map, n, member_host, root, tree);
+    if (rc != ECO_OK)
+        return rc;
+    memset(&b, 0, sizeof b);
+    b.map = map;
+    b.mh = member_host;
+    b.n = n;
+    b.root = root;
+    rc = group_members(&b);
+    if (rc == ECO_OK)
+        rc = group_hosts(&b);
+    if (rc == ECO_OK)
+        rc = schedule_subnets(&b);
+    if (rc == ECO_OK)
+        rc = (t = tree_alloc(n)) ? ECO_OK : ECO_ERR_NOMEM;
+    if (rc == ECO_OK)
+        rc = tree_fill(&b, t);
+    build_free(&b);
+    if (rc != ECO_OK) {
+        eco_tree_free(&t);
+        return rc;
+    }
+    *tree = t;
+    return ECO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Accessors                                                           */
+/* ------------------------------------------------------------------ */
+
+void eco_tree_free(eco_tree **tree)
+{
+    eco_tree *t;
+    if (!tree || !*tree)
+        return;
+    t = *tree;
+    free(t->parent);
+    free(t->child_off);
+    free(t->child);
+    free(t->order);
+    free(t->pos);
+    free(t->subtree);
+    free(t->kind);
+    free(t);
+    *tree = NULL;
+}
+
+int eco_tree_size(const eco_tree *tree)
+{
+    return tree ? tree->n : ECO_ERR_ARG;
+}
+
+int eco_tree_root(const eco_tree *tree)
+{
+    return tree ? tree->root : ECO_ERR_ARG;
+}
+
+int eco_tree_parent(const eco_tree *tree, int m)
+{
+    if (!tree || m < 0 || m >= tree->n)
+        return ECO_ERR_ARG;
+    return tree->parent[m];
+}
+
+int eco_tree_nchildren(const eco_tree *tree, int m)
+{
+    if (!tree || m < 0 || m >= tree->n)
+        return ECO_ERR_ARG;
+    return tree->child_off[m + 1] - tree->child_off[m];
+}
+
+const int *eco_tree_children(const eco_tree *tree, int m)
+{
+    if (!tree || m < 0 || m >= tree->n)
+        return NULL;
+    return tree->child + tree->child_off[m];
+}
+
+int eco_tree_depth(const eco_tree *tree)
+{
+    return tree ? tree->depth : ECO_ERR_ARG;
+}
