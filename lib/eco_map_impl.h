@@ -25,41 +25,41 @@ struct eco_map {
 };
 
 /* Cost of a pair, -1 when unmeasured (no bounds checks). */
-static inline double eco_map_cost_ij(const eco_map *m, int a, int b)
+static inline double ecoi_map_cost_ij(const eco_map *m, int a, int b)
 {
     return m->cost[(size_t)a * (size_t)m->cap + (size_t)b];
 }
 
 /* Renumber subnets so that subnet i's lowest host is below subnet i+1's;
  * `degree` follows its subnet.  Used by partition and by the reader. */
-int eco_map_canonicalize_subnets(eco_map *m);
+int ecoi_map_canonicalize_subnets(eco_map *m);
 
 /* For the readers (bulk load, lib/map.c): a map holding the n hosts
  * names[0..n-1], which must be valid, ascending by strcmp and unique
  * (copied), with no costs and no subnets.  NULL on bad input or no memory. */
-eco_map *eco_map_new_hosts(const char *const *names, int n);
+eco_map *ecoi_map_new_hosts(const char *const *names, int n);
 
 /* Text helpers shared by the two readers and the writer (lib/costs.c). */
-typedef struct eco_text {
+typedef struct ecoi_text {
     char *buf;   /* the whole file, NUL-terminated */
     char *pos;   /* start of the next line */
     char *end;   /* buf + length */
     int lineno;  /* number of the line last returned, from 1 */
-} eco_text;
+} ecoi_text;
 /* Load a whole text file; on error err = "PATH: reason". */
-int eco_text_load(eco_text *t, const char *path, char *err, size_t errlen);
-void eco_text_free(eco_text *t);
+int ecoi_text_load(ecoi_text *t, const char *path, char *err, size_t errlen);
+void ecoi_text_free(ecoi_text *t);
 /* The next line with its comment ('#' to end of line) cut off, or NULL. */
-char *eco_text_line(eco_text *t);
+char *ecoi_text_line(ecoi_text *t);
 /* The next whitespace-separated field at *cursor (NUL-terminated in
  * place), or NULL when the line has no more. */
-char *eco_text_field(char **cursor);
+char *ecoi_text_field(char **cursor);
 /* A finite decimal number, all of s, in the "C" locale: 0, or -1. */
-int eco_parse_double(const char *s, double *out);
+int ecoi_parse_double(const char *s, double *out);
 /* The shortest %.Ng (N = 1..17) that reads back exactly, "C" locale. */
-void eco_format_double(double x, char *buf, size_t len);
+void ecoi_format_double(double x, char *buf, size_t len);
 /* snprintf into err when err is not NULL. */
-void eco_set_err(char *err, size_t errlen, const char *fmt, ...)
+void ecoi_set_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /*

@@ -20,7 +20,7 @@ static double subnet_cost(const eco_map *m, int s, int u)
         if (m->subnet[a] != s)
             continue;
         for (int b = 0; b < m->nhosts; b++) {
-            double cst = m->subnet[b] == u ? eco_map_cost_ij(m, a, b) : -1.0;
+            double cst = m->subnet[b] == u ? ecoi_map_cost_ij(m, a, b) : -1.0;
             if (cst >= 0 && (best < 0 || cst < best))
                 best = cst;
         }

@@ -278,8 +278,8 @@ static double fill_cost(const eco_map *map)
     double max = -1.0;
     for (int a = 0; map && a < map->nhosts; a++)
         for (int b = a + 1; b < map->nhosts; b++)
-            if (eco_map_cost_ij(map, a, b) > max)
-                max = eco_map_cost_ij(map, a, b);
+            if (ecoi_map_cost_ij(map, a, b) > max)
+                max = ecoi_map_cost_ij(map, a, b);
     return max >= 0.0 ? max : 1.0;
 }
 
@@ -299,7 +299,7 @@ static int measure_subnets(const build *b, costs *c)
         for (int j = i + 1; j < gm; j++) {
             int gj = b->hosts[j], hj = b->mh[b->task[b->gstart[gj]]];
             size_t sj = (size_t)b->sub[gj];
-            double x = eco_map_cost_ij(b->map, hi, hj);
+            double x = ecoi_map_cost_ij(b->map, hi, hj);
             if (si == sj || x < 0.0)
                 continue;
             if (c->m[si * sm + sj] < 0.0 || x < c->m[si * sm + sj])

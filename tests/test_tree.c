@@ -236,8 +236,8 @@ static double ref_fill(const eco_map *map)
     if (map)
         for (int a = 0; a < map->nhosts; a++)
             for (int b = 0; b < map->nhosts; b++)
-                if (a != b && eco_map_cost_ij(map, a, b) > x)
-                    x = eco_map_cost_ij(map, a, b);
+                if (a != b && ecoi_map_cost_ij(map, a, b) > x)
+                    x = ecoi_map_cost_ij(map, a, b);
     return x < 0.0 ? 1.0 : x;
 }
 
@@ -284,7 +284,7 @@ static void ref_costs(ref *r, const config *c)
             double x;
             if (sa == sb || !c->map || c->mh[a] < 0 || c->mh[b] < 0)
                 continue;
-            x = eco_map_cost_ij(c->map, c->mh[a], c->mh[b]);
+            x = ecoi_map_cost_ij(c->map, c->mh[a], c->mh[b]);
             if (x >= 0.0 && (r->cost[sa * S + sb] < 0.0 || x < r->cost[sa * S + sb]))
                 r->cost[sa * S + sb] = x;
         }

@@ -1,0 +1,360 @@
+/*
+ * map.c -- the network map: hosts sorted by name, a symmetric cost matrix,
+ * and the subnets with their per-subnet parameters.
+ *
+ * Storage (see eco_map_impl.h): host[], subnet[] have `cap` rows and the
+ * cost matrix is cap x cap, row-major.  Inserting a host keeps host[]
+ * sorted, so the rows and columns after the insertion point move by one.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eco_map_impl.h"
+
+#define MIN_CAP 8
+
+/* A host name: 1..ECO_MAX_HOSTNAME characters, no whitespace, no '#'. */
+static int name_ok(const char *name)
+{
+    size_t len;
+
+    if (!name)
+        return 0;
+    len = strlen(name);
+    if (len == 0 || len > ECO_MAX_HOSTNAME)
+        return 0;
+    return strpbrk(name, " \t\r\n\v\f#") == NULL;
+}
+
+/* Make room for `need` hosts: grow host[], subnet[] and the matrix to a
+ * new capacity (geometric), keeping every entry at its (row, col). */
+static int reserve(eco_map *m, int need)
+{
+    size_t ncap, old = (size_t)m->cap;
+    double *cost;
+    char **host;
+    int *subnet;
+
+    if (need <= m->cap)
+        return ECO_OK;
+    ncap = old < MIN_CAP ? MIN_CAP : old;
+    while (ncap < (size_t)need)
+        ncap *= 2;
+    if (ncap > INT32_MAX || ncap > SIZE_MAX / sizeof(double) / ncap)
+        return ECO_ERR_NOMEM;
+    cost = malloc(ncap * ncap * sizeof *cost);
+    if (!cost)
+        return ECO_ERR_NOMEM;
+    for (size_t i = 0; i < ncap * ncap; i++)
+        cost[i] = -1.0;
+    for (size_t i = 0; i < ncap; i++)
+        cost[i * ncap + i] = 0.0;
+    for (size_t r = 0; r < (size_t)m->nhosts; r++)
+        memcpy(cost + r * ncap, m->cost + r * old, (size_t)m->nhosts * sizeof *cost);
+    host = realloc(m->host, ncap * sizeof *host);
+    if (!host) {
+        free(cost);
+        return ECO_ERR_NOMEM;
+    }
+    m->host = host;
+    subnet = realloc(m->subnet, ncap * sizeof *subnet);
+    if (!subnet) {
+        free(cost);
+        return ECO_ERR_NOMEM;
+    }
+    m->subnet = subnet;
+    free(m->cost);
+    m->cost = cost;
+    m->cap = (int)ncap;
+    return ECO_OK;
+}
+
+eco_map *eco_map_new(void)
+{
+    eco_map *m = calloc(1, sizeof *m);
+
+    if (!m)
+        return NULL;
+    m->threshold = ECO_DEFAULT_THRESHOLD;
+    if (reserve(m, MIN_CAP) != ECO_OK) {
+        eco_map_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void eco_map_free(eco_map *map)
+{
+    if (!map)
+        return;
+    for (int i = 0; i < map->nhosts; i++)
+        free(map->host[i]);
+    free(map->host);
+    free(map->cost);
+    free(map->subnet);
+    free(map->degree);
+    free(map);
+}
+
+eco_map *ecoi_map_new_hosts(const char *const *names, int n)
+{
+    eco_map *m;
+
+    if (n < 0 || (n > 0 && !names))
+        return NULL;
+    for (int i = 0; i < n; i++)
+        if (!name_ok(names[i]) || (i > 0 && strcmp(names[i - 1], names[i]) >= 0))
+            return NULL;
+    m = eco_map_new();
+    if (!m || reserve(m, n) != ECO_OK) {
+        eco_map_free(m);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        m->host[i] = strdup(names[i]);
+        if (!m->host[i]) {
+            eco_map_free(m);
+            return NULL;
+        }
+        m->subnet[i] = -1;
+        m->nhosts = i + 1;
+    }
+    return m;
+}
+
+/* Binary search: the index of name, or -(insertion point) - 1. */
+static int search(const eco_map *m, const char *name)
+{
+    int lo = 0, hi = m->nhosts - 1;
+
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        int c = strcmp(m->host[mid], name);
+        if (c == 0)
+            return mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -lo - 1;
+}
+
+/*
+ * Open row and column `pos` of the matrix for a new host (nhosts grows by
+ * one).  Entries move to higher addresses only, so walking rows from the
+ * last down, and within a row the right part before the left, never reads
+ * an entry that was already overwritten.
+ */
+static void open_matrix(eco_map *m, int pos)
+{
+    size_t cap = (size_t)m->cap, n = (size_t)m->nhosts + 1, p = (size_t)pos;
+    double *c = m->cost;
+
+    for (size_t r = n; r-- > 0;) {
+        size_t src;
+        if (r == p)
+            continue;
+        src = r < p ? r : r - 1;
+        memmove(c + r * cap + p + 1, c + src * cap + p, (n - 1 - p) * sizeof *c);
+        if (r != src)
+            memmove(c + r * cap, c + src * cap, p * sizeof *c);
+    }
+    for (size_t i = 0; i < n; i++) {
+        c[p * cap + i] = -1.0;
+        c[i * cap + p] = -1.0;
+    }
+    c[p * cap + p] = 0.0;
+}
+
+int eco_map_add_host(eco_map *map, const char *name)
+{
+    char *copy;
+    int pos, rc;
+
+    if (!map || !name_ok(name))
+        return ECO_ERR_ARG;
+    pos = search(map, name);
+    if (pos >= 0)
+        return pos;
+    pos = -pos - 1;
+    rc = reserve(map, map->nhosts + 1);
+    if (rc != ECO_OK)
+        return rc;
+    copy = strdup(name);
+    if (!copy)
+        return ECO_ERR_NOMEM;
+    open_matrix(map, pos);
+    memmove(map->host + pos + 1, map->host + pos,
+            (size_t)(map->nhosts - pos) * sizeof *map->host);
+    memmove(map->subnet + pos + 1, map->subnet + pos,
+            (size_t)(map->nhosts - pos) * sizeof *map->subnet);
+    map->host[pos] = copy;
+    map->subnet[pos] = -1; /* not in a subnet until the next partition */
+    map->nhosts++;
+    return pos;
+}
+
+int eco_map_add_cost(eco_map *map, const char *a, const char *b, double seconds)
+{
+    double *ab, *ba;
+    int ia, ib;
+
+    if (!map || !name_ok(a) || !name_ok(b) || strcmp(a, b) == 0)
+        return ECO_ERR_ARG;
+    if (!isfinite(seconds) || seconds <= 0.0)
+        return ECO_ERR_ARG;
+    ia = eco_map_add_host(map, a);
+    if (ia < 0)
+        return ia;
+    ib = eco_map_add_host(map, b);
+    if (ib < 0)
+        return ib;
+    ia = search(map, a); /* adding b may have moved a */
+    ab = &map->cost[(size_t)ia * (size_t)map->cap + (size_t)ib];
+    ba = &map->cost[(size_t)ib * (size_t)map->cap + (size_t)ia];
+    if (*ab < 0.0 || seconds < *ab) {
+        *ab = seconds;
+        *ba = seconds;
+    }
+    return ECO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Accessors                                                           */
+/* ------------------------------------------------------------------ */
+
+static int host_ok(const eco_map *m, int h)
+{
+    return m && h >= 0 && h < m->nhosts;
+}
+
+static int subnet_ok(const eco_map *m, int s)
+{
+    return m && s >= 0 && s < m->nsubnets;
+}
+
+int eco_map_nhosts(const eco_map *map)
+{
+    return map ? map->nhosts : ECO_ERR_ARG;
+}
+
+const char *eco_map_host(const eco_map *map, int host)
+{
+    return host_ok(map, host) ? map->host[host] : NULL;
+}
+
+int eco_map_find_host(const eco_map *map, const char *name)
+{
+    int i;
+
+    if (!map || !name)
+        return ECO_ERR_ARG;
+    i = search(map, name);
+    return i >= 0 ? i : ECO_ERR_NOTFOUND;
+}
+
+double eco_map_cost(const eco_map *map, int a, int b)
+{
+    if (!host_ok(map, a) || !host_ok(map, b))
+        return -1.0;
+    return ecoi_map_cost_ij(map, a, b);
+}
+
+double eco_map_threshold(const eco_map *map)
+{
+    return map ? map->threshold : (double)ECO_ERR_ARG;
+}
+
+int eco_map_nsubnets(const eco_map *map)
+{
+    return map ? map->nsubnets : ECO_ERR_ARG;
+}
+
+int eco_map_subnet_of(const eco_map *map, int host)
+{
+    if (!host_ok(map, host))
+        return ECO_ERR_ARG;
+    /* a host added after the last partition belongs to no subnet */
+    return map->subnet[host] >= 0 ? map->subnet[host] : ECO_ERR_NOTFOUND;
+}
+
+int eco_map_subnet_size(const eco_map *map, int subnet)
+{
+    int count = 0;
+
+    if (!subnet_ok(map, subnet))
+        return ECO_ERR_ARG;
+    for (int h = 0; h < map->nhosts; h++)
+        count += map->subnet[h] == subnet;
+    return count;
+}
+
+int eco_map_subnet_host(const eco_map *map, int subnet, int i)
+{
+    if (!subnet_ok(map, subnet) || i < 0)
+        return ECO_ERR_ARG;
+    for (int h = 0; h < map->nhosts; h++)
+        if (map->subnet[h] == subnet && i-- == 0)
+            return h;
+    return ECO_ERR_ARG;
+}
+
+int eco_map_degree(const eco_map *map, int subnet)
+{
+    return subnet_ok(map, subnet) ? map->degree[subnet] : ECO_ERR_ARG;
+}
+
+int eco_map_set_degree(eco_map *map, int subnet, int k)
+{
+    if (!subnet_ok(map, subnet) || k < 1 || k > ECO_MAX_DEGREE)
+        return ECO_ERR_ARG;
+    map->degree[subnet] = k;
+    return ECO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Canonical subnet numbering                                          */
+/* ------------------------------------------------------------------ */
+
+int ecoi_map_canonicalize_subnets(eco_map *m)
+{
+    int *newid, *deg, next = 0, bad = 0;
+
+    if (!m || m->nsubnets < 0 || (m->nsubnets > 0 && !m->degree))
+        return ECO_ERR_ARG;
+    if (m->nsubnets == 0)
+        return ECO_OK;
+    newid = malloc((size_t)m->nsubnets * sizeof *newid);
+    deg = malloc((size_t)m->nsubnets * sizeof *deg);
+    if (!newid || !deg) {
+        free(newid);
+        free(deg);
+        return ECO_ERR_NOMEM;
+    }
+    for (int s = 0; s < m->nsubnets; s++)
+        newid[s] = -1;
+    /* number the subnets in the order of their lowest host */
+    for (int h = 0; h < m->nhosts; h++) {
+        int s = m->subnet[h];
+        if (s >= m->nsubnets)
+            bad = 1;
+        else if (s >= 0 && newid[s] < 0)
+            newid[s] = next++;
+    }
+    if (bad || next != m->nsubnets) { /* an ID out of range, or an empty subnet */
+        free(newid);
+        free(deg);
+        return ECO_ERR_ARG;
+    }
+    for (int s = 0; s < m->nsubnets; s++)
+        deg[newid[s]] = m->degree[s];
+    for (int h = 0; h < m->nhosts; h++)
+        m->subnet[h] = m->subnet[h] >= 0 ? newid[m->subnet[h]] : -1;
+    free(m->degree);
+    m->degree = deg;
+    free(newid);
+    return ECO_OK;
+}

@@ -1,0 +1,195 @@
+/*
+ * partition.c -- split the hosts of a map into subnets: Figure 2 of
+ * Lowekamp & Beguelin (1996), with the factor 1.20 generalized to
+ * (1 + threshold).
+ *
+ *   for every host:  min_edge = its cheapest measured edge
+ *   for every edge (a, b), cheapest first:
+ *       skip when a and b are already in one subnet
+ *       skip when cost > f * min_edge(a)  or  cost > f * min_edge(b)
+ *       skip when a's subnet has been merged and cost > f * its min edge
+ *       skip when b's subnet has been merged and cost > f * its min edge
+ *       merge; the subnet's min edge = min(cost, both subnet min edges)
+ *
+ * A host joins a subnet through one good edge, so a few wrong (too high)
+ * measurements to other members cannot split a real subnet.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "eco_map_impl.h"
+
+typedef struct edge {
+    double cost;
+    int a, b;      /* a < b */
+} edge;
+
+/* Nondecreasing cost; ties by lower host, then the other host. */
+static int cmp_edge(const void *x, const void *y)
+{
+    const edge *p = x, *q = y;
+
+    if (p->cost != q->cost)
+        return p->cost < q->cost ? -1 : 1;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    return (p->b > q->b) - (p->b < q->b);
+}
+
+/* Union-find over hosts; size and min edge are kept at each root. */
+typedef struct uf {
+    int *parent;
+    int *size;
+    double *sub_min; /* meaningful once the set has been merged (size > 1) */
+    double *min_edge;
+} uf;
+
+static int find(uf *u, int x)
+{
+    while (u->parent[x] != x) {
+        u->parent[x] = u->parent[u->parent[x]]; /* path halving */
+        x = u->parent[x];
+    }
+    return x;
+}
+
+/* Figure 2 for one edge: merge its two sides when the rule allows. */
+static void consider(uf *u, const edge *e, double f)
+{
+    int ra = find(u, e->a), rb = find(u, e->b);
+    double m;
+
+    if (ra == rb)
+        return;
+    if (e->cost > f * u->min_edge[e->a] || e->cost > f * u->min_edge[e->b])
+        return;
+    if (u->size[ra] > 1 && e->cost > f * u->sub_min[ra])
+        return;
+    if (u->size[rb] > 1 && e->cost > f * u->sub_min[rb])
+        return;
+    m = e->cost;
+    if (u->size[ra] > 1 && u->sub_min[ra] < m)
+        m = u->sub_min[ra];
+    if (u->size[rb] > 1 && u->sub_min[rb] < m)
+        m = u->sub_min[rb];
+    if (u->size[ra] < u->size[rb]) { /* union by size */
+        int t = ra;
+        ra = rb;
+        rb = t;
+    }
+    u->parent[rb] = ra;
+    u->size[ra] += u->size[rb];
+    u->sub_min[ra] = m;
+}
+
+/* The measured edges, a < b, sorted; min_edge of every host. */
+static edge *sorted_edges(const eco_map *m, double *min_edge, size_t *nedges)
+{
+    size_t n = (size_t)m->nhosts, count = 0;
+    edge *e = malloc((n * (n - 1) / 2 + 1) * sizeof *e);
+
+    if (!e)
+        return NULL;
+    for (size_t a = 0; a < n; a++)
+        min_edge[a] = INFINITY;
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a + 1; b < n; b++) {
+            double c = ecoi_map_cost_ij(m, (int)a, (int)b);
+            if (c <= 0.0)
+                continue; /* unmeasured */
+            e[count].cost = c;
+            e[count].a = (int)a;
+            e[count].b = (int)b;
+            count++;
+            if (c < min_edge[a])
+                min_edge[a] = c;
+            if (c < min_edge[b])
+                min_edge[b] = c;
+        }
+    qsort(e, count, sizeof *e, cmp_edge);
+    *nedges = count;
+    return e;
+}
+
+/* The degree for new subnet s (hosts with new[h] == s, lowest first): the
+ * old degree when an old subnet had exactly these hosts, else the default. */
+static int kept_degree(const eco_map *m, const int *new_of, int s, int first)
+{
+    int old = m->subnet[first], same = 1;
+
+    if (old < 0 || old >= m->nsubnets || !m->degree)
+        return ECO_DEFAULT_DEGREE;
+    for (int h = 0; h < m->nhosts && same; h++)
+        same = (new_of[h] == s) == (m->subnet[h] == old);
+    return same ? m->degree[old] : ECO_DEFAULT_DEGREE;
+}
+
+/* Number the sets by their lowest host and install them in the map. */
+static int install(eco_map *m, uf *u, double threshold)
+{
+    int n = m->nhosts, count = 0;
+    int *id = malloc(((size_t)n + 1) * sizeof *id);     /* root -> subnet */
+    int *new_of = malloc(((size_t)n + 1) * sizeof *id); /* host -> subnet */
+    int *degree = malloc(((size_t)n + 1) * sizeof *degree);
+
+    if (!id || !new_of || !degree) {
+        free(id);
+        free(new_of);
+        free(degree);
+        return ECO_ERR_NOMEM;
+    }
+    for (int h = 0; h < n; h++)
+        id[h] = -1;
+    for (int h = 0; h < n; h++) {
+        int r = find(u, h);
+        if (id[r] < 0)
+            id[r] = count++;
+        new_of[h] = id[r];
+    }
+    for (int h = 0, s = 0; h < n; h++)
+        if (new_of[h] == s) /* h is the lowest host of subnet s */
+            degree[s++] = kept_degree(m, new_of, new_of[h], h);
+    for (int h = 0; h < n; h++)
+        m->subnet[h] = new_of[h];
+    free(m->degree);
+    m->degree = degree;
+    m->nsubnets = count;
+    m->threshold = threshold;
+    free(id);
+    free(new_of);
+    return ECO_OK;
+}
+
+int eco_map_partition(eco_map *map, double threshold)
+{
+    size_t n, nedges = 0;
+    edge *e = NULL;
+    uf u;
+    int rc = ECO_ERR_NOMEM;
+
+    if (!map || !isfinite(threshold) || threshold < 0.0)
+        return ECO_ERR_ARG;
+    n = (size_t)map->nhosts;
+    u.parent = malloc((n + 1) * sizeof *u.parent);
+    u.size = malloc((n + 1) * sizeof *u.size);
+    u.sub_min = malloc((n + 1) * sizeof *u.sub_min);
+    u.min_edge = malloc((n + 1) * sizeof *u.min_edge);
+    if (u.parent && u.size && u.sub_min && u.min_edge)
+        e = sorted_edges(map, u.min_edge, &nedges);
+    if (e) {
+        for (size_t h = 0; h < n; h++) {
+            u.parent[h] = (int)h;
+            u.size[h] = 1;
+            u.sub_min[h] = INFINITY;
+        }
+        for (size_t i = 0; i < nedges; i++)
+            consider(&u, &e[i], 1.0 + threshold);
+        rc = install(map, &u, threshold);
+    }
+    free(e);
+    free(u.parent);
+    free(u.size);
+    free(u.sub_min);
+    free(u.min_edge);
+    return rc;
+}

@@ -1,0 +1,618 @@
+/*
+ * subnet_file.c -- read, print and atomically write the subnet file
+ * (eco-subnets(5)):
+ *
+ *   # comments anywhere
+ *   eco-subnets 1                  first non-comment line: magic, version
+ *   threshold 0.2
+ *   host NAME                      one per host
+ *   cost A B SECONDS               one per measured pair
+ *   subnet ID k=K HOST...          ID 0..S-1 in order, every host once
+ *
+ * The writer is canonical (fixed order, shortest exact numbers), so
+ * reading and writing again gives the same bytes.  The reader checks
+ * everything and keeps nothing of a bad file: "FILE:LINE: reason".
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "eco_map_impl.h"
+
+/* ------------------------------------------------------------------ */
+/* Writer                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Why map cannot be written as a subnet file, or NULL when it can. */
+static const char *unwritable(const eco_map *m)
+{
+    if (m->nhosts > 0 && m->nsubnets <= 0)
+        return "the map has not been partitioned (call eco_map_partition)";
+    for (int h = 0; h < m->nhosts; h++)
+        if (m->subnet[h] < 0 || m->subnet[h] >= m->nsubnets)
+            return "a host is in no subnet (partition the map again)";
+    for (int s = 0; s < m->nsubnets; s++)
+        if (!m->degree || m->degree[s] < 1 || m->degree[s] > ECO_MAX_DEGREE)
+            return "a subnet has a degree out of range";
+    return NULL;
+}
+
+static size_t measured_pairs(const eco_map *m)
+{
+    size_t count = 0;
+
+    for (int a = 0; a < m->nhosts; a++)
+        for (int b = a + 1; b < m->nhosts; b++)
+            count += ecoi_map_cost_ij(m, a, b) > 0.0;
+    return count;
+}
+
+static void print_costs(const eco_map *m, FILE *out)
+{
+    char num[40];
+
+    for (int a = 0; a < m->nhosts; a++)
+        for (int b = a + 1; b < m->nhosts; b++) {
+            double c = ecoi_map_cost_ij(m, a, b);
+            if (c <= 0.0)
+                continue;
+            ecoi_format_double(c, num, sizeof num);
+            fprintf(out, "cost %s %s %s\n", m->host[a], m->host[b], num);
+        }
+}
+
+/* One line per subnet; hosts bucketed by subnet in one pass. */
+static int print_subnets(const eco_map *m, FILE *out)
+{
+    int *next = malloc(((size_t)m->nhosts + 1) * sizeof *next);
+    int *head = malloc(((size_t)m->nsubnets + 1) * sizeof *head);
+
+    if (!next || !head) {
+        free(next);
+        free(head);
+        return ECO_ERR_NOMEM;
+    }
+    for (int s = 0; s < m->nsubnets; s++)
+        head[s] = -1;
+    for (int h = m->nhosts - 1; h >= 0; h--) { /* lists end up ascending */
+        next[h] = head[m->subnet[h]];
+        head[m->subnet[h]] = h;
+    }
+    for (int s = 0; s < m->nsubnets; s++) {
+        fprintf(out, "subnet %d k=%d", s, m->degree[s]);
+        for (int h = head[s]; h >= 0; h = next[h])
+            fprintf(out, " %s", m->host[h]);
+        fputc('\n', out);
+    }
+    free(next);
+    free(head);
+    return ECO_OK;
+}
+
+int eco_map_fprint(const eco_map *map, FILE *out)
+{
+    char num[40];
+    int rc;
+
+    if (!map || !out || unwritable(map))
+        return ECO_ERR_ARG;
+    fprintf(out, "# eco-subnets(5) network map, written by libeco %s\n", PACKAGE_VERSION);
+    fprintf(out, "# %d hosts, %zu measured pairs, %d subnets\n", map->nhosts,
+            measured_pairs(map), map->nsubnets);
+    fprintf(out, "%s %d\n", ECO_FILE_MAGIC, ECO_FILE_VERSION);
+    ecoi_format_double(map->threshold, num, sizeof num);
+    fprintf(out, "threshold %s\n", num);
+    for (int h = 0; h < map->nhosts; h++)
+        fprintf(out, "host %s\n", map->host[h]);
+    print_costs(map, out);
+    rc = print_subnets(map, out);
+    if (rc == ECO_OK && ferror(out))
+        rc = ECO_ERR_IO;
+    return rc;
+}
+
+/* "DIR/.BASE.XXXXXX", a temporary name next to path. */
+static char *temp_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    char *tmp = malloc(strlen(path) + 10);
+
+    if (tmp)
+        sprintf(tmp, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
+    return tmp;
+}
+
+/* Print to the open temporary file and make it durable. */
+static int fill_temp(const eco_map *map, int fd, mode_t mode, int *saved_errno)
+{
+    FILE *fp = fdopen(fd, "w");
+    int rc;
+
+    if (!fp) {
+        *saved_errno = errno;
+        close(fd);
+        return ECO_ERR_IO;
+    }
+    rc = eco_map_fprint(map, fp);
+    if (rc == ECO_OK && (fflush(fp) != 0 || fchmod(fd, mode) != 0 || fsync(fd) != 0))
+        rc = ECO_ERR_IO;
+    *saved_errno = errno;
+    if (fclose(fp) != 0 && rc == ECO_OK) {
+        *saved_errno = errno;
+        rc = ECO_ERR_IO;
+    }
+    return rc;
+}
+
+/* Best effort: make the rename itself durable. */
+static void sync_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+    int fd = dir ? open(dir, O_RDONLY) : -1;
+
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+    free(dir);
+}
+
+int eco_map_write(const eco_map *map, const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    mode_t mode = 0644;
+    char *tmp;
+    int fd, rc, saved = 0;
+
+    if (!map || !path || !*path) {
+        ecoi_set_err(err, errlen, "eco_map_write: %s", eco_strerror(ECO_ERR_ARG));
+        return ECO_ERR_ARG;
+    }
+    if (unwritable(map)) {
+        ecoi_set_err(err, errlen, "%s: not written: %s", path, unwritable(map));
+        return ECO_ERR_ARG;
+    }
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        mode = st.st_mode & 07777; /* an existing file keeps its mode */
+    tmp = temp_name(path);
+    if (!tmp) {
+        ecoi_set_err(err, errlen, "%s: %s", path, eco_strerror(ECO_ERR_NOMEM));
+        return ECO_ERR_NOMEM;
+    }
+    fd = mkstemp(tmp);
+    if (fd < 0) {
+        ecoi_set_err(err, errlen, "%s: cannot create a temporary file: %s", path,
+                    strerror(errno));
+        free(tmp);
+        return ECO_ERR_IO;
+    }
+    rc = fill_temp(map, fd, mode, &saved);
+    if (rc == ECO_OK && rename(tmp, path) != 0) {
+        saved = errno;
+        rc = ECO_ERR_IO;
+    }
+    if (rc != ECO_OK) {
+        unlink(tmp);
+        ecoi_set_err(err, errlen, "%s: %s", path,
+                    rc == ECO_ERR_IO && saved ? strerror(saved) : eco_strerror(rc));
+    } else {
+        sync_dir(path);
+    }
+    free(tmp);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reader                                                              */
+/* ------------------------------------------------------------------ */
+
+/* A non-blank line: its number and its fields tok[first .. first+nf-1]. */
+typedef struct rec {
+    int line;
+    int nf;
+    size_t first;
+} rec;
+
+typedef struct reader {
+    const char *path;
+    char *err;
+    size_t errlen;
+    ecoi_text text;
+    char **tok;
+    size_t ntok, tokcap;
+    rec *rec;
+    size_t nrec, reccap;
+    int header_line;    /* line of the "eco-subnets 1" header */
+    int threshold_line; /* 0 until seen */
+    double threshold;
+    eco_map *map;
+    int *host_line;     /* [nhosts] line of each host's "host" line */
+} reader;
+
+/* Record a format error at line and return ECO_ERR_FORMAT. */
+static int bad(reader *r, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int bad(reader *r, int line, const char *fmt, ...)
+{
+    char why[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    ecoi_set_err(r->err, r->errlen, "%s:%d: %s", r->path, line, why);
+    return ECO_ERR_FORMAT;
+}
+
+static int push_tok(reader *r, char *t)
+{
+    if (r->ntok == r->tokcap) {
+        size_t cap = r->tokcap ? r->tokcap * 2 : 4096;
+        char **nt = realloc(r->tok, cap * sizeof *nt);
+        if (!nt)
+            return ECO_ERR_NOMEM;
+        r->tok = nt;
+        r->tokcap = cap;
+    }
+    r->tok[r->ntok++] = t;
+    return ECO_OK;
+}
+
+/* Split every non-blank line into fields. */
+static int tokenize(reader *r)
+{
+    char *line, *f;
+
+    while ((line = ecoi_text_line(&r->text)) != NULL) {
+        size_t first = r->ntok;
+        while ((f = ecoi_text_field(&line)) != NULL)
+            if (push_tok(r, f) != ECO_OK)
+                return ECO_ERR_NOMEM;
+        if (r->ntok == first)
+            continue;
+        if (r->nrec == r->reccap) {
+            size_t cap = r->reccap ? r->reccap * 2 : 1024;
+            rec *nr = realloc(r->rec, cap * sizeof *nr);
+            if (!nr)
+                return ECO_ERR_NOMEM;
+            r->rec = nr;
+            r->reccap = cap;
+        }
+        r->rec[r->nrec].line = r->text.lineno;
+        r->rec[r->nrec].nf = (int)(r->ntok - first);
+        r->rec[r->nrec].first = first;
+        r->nrec++;
+    }
+    return ECO_OK;
+}
+
+/* A decimal integer lo..hi (digits only), 0; or -1. */
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    long v = 0;
+
+    if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 9)
+        return -1;
+    for (; *s; s++)
+        v = v * 10 + (*s - '0');
+    if (v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int check_header(reader *r)
+{
+    const rec *h = &r->rec[0];
+    char **f = &r->tok[h->first];
+    int version;
+
+    r->header_line = h->line;
+    if (strcmp(f[0], ECO_FILE_MAGIC) != 0)
+        return bad(r, h->line, "expected the header '%s %d' (a cost matrix? see eco-partition(1))",
+                   ECO_FILE_MAGIC, ECO_FILE_VERSION);
+    if (h->nf != 2)
+        return bad(r, h->line, "expected '%s VERSION'", ECO_FILE_MAGIC);
+    if (parse_int(f[1], 0, 999999999, &version) != 0)
+        return bad(r, h->line, "bad version '%.32s'", f[1]);
+    if (version != ECO_FILE_VERSION)
+        return bad(r, h->line, "unsupported %s version %d (this libeco reads version %d)",
+                   ECO_FILE_MAGIC, version, ECO_FILE_VERSION);
+    return ECO_OK;
+}
+
+static int check_threshold(reader *r, const rec *x, char **f)
+{
+    if (x->nf != 2)
+        return bad(r, x->line, "expected 'threshold NUMBER'");
+    if (ecoi_parse_double(f[1], &r->threshold) != 0 || r->threshold < 0.0)
+        return bad(r, x->line, "bad threshold '%.64s' (a number >= 0)", f[1]);
+    if (r->threshold_line)
+        return bad(r, x->line, "second threshold line (first on line %d)", r->threshold_line);
+    r->threshold_line = x->line;
+    return ECO_OK;
+}
+
+static int check_subnet(reader *r, const rec *x, char **f)
+{
+    int id, k;
+
+    if (x->nf < 4)
+        return bad(r, x->line, "expected 'subnet ID k=K HOST...'");
+    if (parse_int(f[1], 0, 999999999, &id) != 0)
+        return bad(r, x->line, "bad subnet ID '%.32s'", f[1]);
+    if (strncmp(f[2], "k=", 2) != 0)
+        return bad(r, x->line, "expected k=K after the subnet ID, not '%.64s'", f[2]);
+    if (parse_int(f[2] + 2, 1, ECO_MAX_DEGREE, &k) != 0)
+        return bad(r, x->line, "bad degree '%.32s' (k must be 1..%d)", f[2], ECO_MAX_DEGREE);
+    return ECO_OK;
+}
+
+/* Pass 1, in line order: keywords, field counts, numbers. */
+static int check_line(reader *r, const rec *x)
+{
+    char **f = &r->tok[x->first];
+    double v;
+
+    if (strcmp(f[0], "threshold") == 0)
+        return check_threshold(r, x, f);
+    if (strcmp(f[0], "subnet") == 0)
+        return check_subnet(r, x, f);
+    if (strcmp(f[0], "host") == 0) {
+        if (x->nf != 2)
+            return bad(r, x->line, "expected 'host NAME'");
+        if (strlen(f[1]) > ECO_MAX_HOSTNAME)
+            return bad(r, x->line, "host name too long");
+        return ECO_OK;
+    }
+    if (strcmp(f[0], "cost") == 0) {
+        if (x->nf != 4)
+            return bad(r, x->line, "expected 'cost HOST_A HOST_B SECONDS'");
+        if (ecoi_parse_double(f[3], &v) != 0)
+            return bad(r, x->line, "bad cost '%.64s'", f[3]);
+        if (v <= 0.0)
+            return bad(r, x->line, "cost must be positive");
+        return ECO_OK;
+    }
+    if (strcmp(f[0], ECO_FILE_MAGIC) == 0)
+        return bad(r, x->line, "second '%s' header (first on line %d)", ECO_FILE_MAGIC,
+                   r->header_line);
+    return bad(r, x->line, "unknown keyword '%.64s'", f[0]);
+}
+
+static int check_lines(reader *r)
+{
+    int rc = ECO_OK;
+
+    for (size_t i = 1; i < r->nrec && rc == ECO_OK; i++)
+        rc = check_line(r, &r->rec[i]);
+    if (rc == ECO_OK && !r->threshold_line)
+        rc = bad(r, r->header_line, "no 'threshold' line");
+    return rc;
+}
+
+/* Is record x a line with keyword kw? */
+static int is(const reader *r, const rec *x, const char *kw)
+{
+    return strcmp(r->tok[x->first], kw) == 0;
+}
+
+typedef struct hostref {
+    const char *name;
+    int line;
+} hostref;
+
+static int cmp_hostref(const void *x, const void *y)
+{
+    const hostref *p = x, *q = y;
+    int c = strcmp(p->name, q->name);
+
+    return c ? c : (p->line > q->line) - (p->line < q->line);
+}
+
+/* Pass 2: the host lines, sorted; the map is made from them at once. */
+static int load_hosts(reader *r, hostref *h, const char **names)
+{
+    int n = 0, dup = -1;
+
+    for (size_t i = 1; i < r->nrec; i++)
+        if (is(r, &r->rec[i], "host")) {
+            h[n].name = r->tok[r->rec[i].first + 1];
+            h[n++].line = r->rec[i].line;
+        }
+    qsort(h, (size_t)n, sizeof *h, cmp_hostref);
+    for (int i = 1; i < n; i++) /* report the earliest repeated line */
+        if (strcmp(h[i - 1].name, h[i].name) == 0 && (dup < 0 || h[i].line < h[dup].line))
+            dup = i;
+    if (dup >= 0)
+        return bad(r, h[dup].line, "duplicate host '%s' (first on line %d)", h[dup].name,
+                   h[dup - 1].line);
+    for (int i = 0; i < n; i++)
+        names[i] = h[i].name;
+    r->map = ecoi_map_new_hosts(names, n);
+    r->host_line = malloc(((size_t)n + 1) * sizeof *r->host_line);
+    if (!r->map || !r->host_line)
+        return ECO_ERR_NOMEM;
+    for (int i = 0; i < n; i++)
+        r->host_line[i] = h[i].line;
+    return ECO_OK;
+}
+
+static int make_hosts(reader *r)
+{
+    hostref *h = malloc((r->nrec + 1) * sizeof *h);
+    const char **names = malloc((r->nrec + 1) * sizeof *names);
+    int rc = h && names ? load_hosts(r, h, names) : ECO_ERR_NOMEM;
+
+    free(h);
+    free(names);
+    return rc;
+}
+
+/* The index of a host named on line `line`, or a format error. */
+static int host_at(reader *r, const char *name, int line, int *h)
+{
+    *h = eco_map_find_host(r->map, name);
+    return *h >= 0 ? ECO_OK : bad(r, line, "unknown host '%.*s'", ECO_MAX_HOSTNAME, name);
+}
+
+/* The line of the first cost line for the pair a, b before record `upto`. */
+static int first_cost_line(const reader *r, int a, int b, size_t upto)
+{
+    for (size_t i = 1; i < upto; i++) {
+        char **f = &r->tok[r->rec[i].first];
+        int x, y;
+        if (!is(r, &r->rec[i], "cost"))
+            continue;
+        x = eco_map_find_host(r->map, f[1]);
+        y = eco_map_find_host(r->map, f[2]);
+        if ((x == a && y == b) || (x == b && y == a))
+            return r->rec[i].line;
+    }
+    return 0;
+}
+
+/* Pass 3: the cost lines. */
+static int load_costs(reader *r)
+{
+    eco_map *m = r->map;
+    size_t cap = (size_t)m->cap;
+    int a, b, rc;
+
+    for (size_t i = 1; i < r->nrec; i++) {
+        const rec *x = &r->rec[i];
+        char **f = &r->tok[x->first];
+        if (!is(r, x, "cost"))
+            continue;
+        if ((rc = host_at(r, f[1], x->line, &a)) != ECO_OK ||
+            (rc = host_at(r, f[2], x->line, &b)) != ECO_OK)
+            return rc;
+        if (a == b)
+            return bad(r, x->line, "cost from host '%s' to itself", f[1]);
+        if (ecoi_map_cost_ij(m, a, b) >= 0.0)
+            return bad(r, x->line, "second cost for the pair %s %s (first on line %d)",
+                       m->host[a < b ? a : b], m->host[a < b ? b : a],
+                       first_cost_line(r, a, b, i));
+        (void)ecoi_parse_double(f[3], &m->cost[(size_t)a * cap + (size_t)b]);
+        m->cost[(size_t)b * cap + (size_t)a] = m->cost[(size_t)a * cap + (size_t)b];
+    }
+    return ECO_OK;
+}
+
+/* One subnet line: its hosts join subnet id; line_of[] says where. */
+static int load_subnet(reader *r, const rec *x, int id, int *line_of)
+{
+    char **f = &r->tok[x->first];
+    int h, rc;
+
+    (void)parse_int(f[2] + 2, 1, ECO_MAX_DEGREE, &r->map->degree[id]);
+    line_of[id] = x->line;
+    for (int i = 3; i < x->nf; i++) {
+        if ((rc = host_at(r, f[i], x->line, &h)) != ECO_OK)
+            return rc;
+        if (r->map->subnet[h] >= 0)
+            return bad(r, x->line, "host '%s' already in subnet %d (line %d)", f[i],
+                       r->map->subnet[h], line_of[r->map->subnet[h]]);
+        r->map->subnet[h] = id;
+    }
+    return ECO_OK;
+}
+
+/* Pass 4: the subnet lines, IDs 0, 1, 2, ... in order. */
+static int load_subnets(reader *r)
+{
+    int count = 0, id, rc = ECO_OK, *line_of;
+
+    for (size_t i = 1; i < r->nrec; i++)
+        count += is(r, &r->rec[i], "subnet");
+    r->map->degree = malloc(((size_t)count + 1) * sizeof *r->map->degree);
+    line_of = malloc(((size_t)count + 1) * sizeof *line_of);
+    if (!r->map->degree || !line_of) {
+        free(line_of);
+        return ECO_ERR_NOMEM;
+    }
+    count = 0;
+    for (size_t i = 1; i < r->nrec && rc == ECO_OK; i++) {
+        const rec *x = &r->rec[i];
+        if (!is(r, x, "subnet"))
+            continue;
+        (void)parse_int(r->tok[x->first + 1], 0, 999999999, &id);
+        if (id != count)
+            rc = bad(r, x->line, "subnet ID %d out of order (expected %d)", id, count);
+        else
+            rc = load_subnet(r, x, count++, line_of);
+    }
+    r->map->nsubnets = count;
+    free(line_of);
+    return rc;
+}
+
+/* Every host in a subnet; then the canonical numbering. */
+static int finish(reader *r)
+{
+    int worst = -1;
+
+    for (int h = 0; h < r->map->nhosts; h++)
+        if (r->map->subnet[h] < 0 && (worst < 0 || r->host_line[h] < r->host_line[worst]))
+            worst = h;
+    if (worst >= 0)
+        return bad(r, r->host_line[worst], "host '%s' in no subnet", r->map->host[worst]);
+    r->map->threshold = r->threshold;
+    return ecoi_map_canonicalize_subnets(r->map);
+}
+
+int eco_map_read(const char *path, eco_map **map, char *err, size_t errlen)
+{
+    reader r;
+    int rc;
+
+    if (map)
+        *map = NULL;
+    if (!path || !map) {
+        ecoi_set_err(err, errlen, "eco_map_read: %s", eco_strerror(ECO_ERR_ARG));
+        return ECO_ERR_ARG;
+    }
+    memset(&r, 0, sizeof r);
+    r.path = path;
+    r.err = err;
+    r.errlen = errlen;
+    rc = ecoi_text_load(&r.text, path, err, errlen);
+    if (rc != ECO_OK)
+        return rc;
+    rc = tokenize(&r);
+    if (rc == ECO_OK && r.nrec == 0)
+        rc = bad(&r, r.text.lineno > 0 ? r.text.lineno : 1,
+                 "no header: expected '%s %d'", ECO_FILE_MAGIC, ECO_FILE_VERSION);
+    if (rc == ECO_OK)
+        rc = check_header(&r);
+    if (rc == ECO_OK)
+        rc = check_lines(&r);
+    if (rc == ECO_OK)
+        rc = make_hosts(&r);
+    if (rc == ECO_OK)
+        rc = load_costs(&r);
+    if (rc == ECO_OK)
+        rc = load_subnets(&r);
+    if (rc == ECO_OK)
+        rc = finish(&r);
+    if (rc == ECO_OK)
+        *map = r.map;
+    else if (rc != ECO_ERR_FORMAT && rc != ECO_ERR_IO)
+        ecoi_set_err(err, errlen, "%s: %s", path, eco_strerror(rc));
+    if (rc != ECO_OK)
+        eco_map_free(r.map);
+    free(r.host_line);
+    free(r.tok);
+    free(r.rec);
+    ecoi_text_free(&r.text);
+    return rc;
+}

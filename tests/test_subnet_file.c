@@ -1,0 +1,645 @@
+/*
+ * test_subnet_file.c -- the subnet file (lib/subnet_file.c), the cost
+ * matrix reader (lib/costs.c) and eco_strerror (lib/status.c).
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cunit_common.h"
+#include "eco.h"
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+/* A path in the scratch directory (a few rotating buffers). */
+static const char *scratch(const char *name)
+{
+    static char buf[4][1024];
+    static int next;
+    char *p = buf[next++ % 4];
+
+    snprintf(p, sizeof buf[0], "%s/%s", eco_test_tmpdir(), name);
+    return p;
+}
+
+static const char *put_file(const char *name, const char *text)
+{
+    const char *path = scratch(name);
+    FILE *fp = fopen(path, "w");
+
+    CU_ASSERT_FATAL(fp != NULL);
+    fputs(text, fp);
+    fclose(fp);
+    return path;
+}
+
+/* The whole file, malloc'd (NULL when it cannot be read). */
+static char *slurp(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    char *buf;
+    long len;
+
+    if (!fp)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    len = ftell(fp);
+    rewind(fp);
+    buf = malloc((size_t)len + 1);
+    if (buf && fread(buf, 1, (size_t)len, fp) != (size_t)len) {
+        free(buf);
+        buf = NULL;
+    }
+    if (buf)
+        buf[len] = '\0';
+    fclose(fp);
+    return buf;
+}
+
+/* The subnet-file text of a map (eco_map_fprint), malloc'd. */
+static char *text_of(const eco_map *m)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+
+    CU_ASSERT_FATAL(fp != NULL);
+    CU_ASSERT_EQUAL(eco_map_fprint(m, fp), ECO_OK);
+    fclose(fp);
+    return buf;
+}
+
+static int maps_equal(const eco_map *a, const eco_map *b)
+{
+    int n = eco_map_nhosts(a), s = eco_map_nsubnets(a);
+
+    if (n != eco_map_nhosts(b) || s != eco_map_nsubnets(b) ||
+        eco_map_threshold(a) != eco_map_threshold(b))
+        return 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(eco_map_host(a, i), eco_map_host(b, i)) != 0 ||
+            eco_map_subnet_of(a, i) != eco_map_subnet_of(b, i))
+            return 0;
+        for (int j = 0; j < n; j++)
+            if (eco_map_cost(a, i, j) != eco_map_cost(b, i, j))
+                return 0;
+    }
+    for (int k = 0; k < s; k++)
+        if (eco_map_degree(a, k) != eco_map_degree(b, k))
+            return 0;
+    return 1;
+}
+
+/* write -> read -> write: the same bytes and the same map. */
+static void check_round_trip(const eco_map *m, const char *name)
+{
+    const char *path = scratch(name);
+    char err[512] = "", *first, *second, *printed;
+    eco_map *back = NULL;
+
+    CU_ASSERT_EQUAL_FATAL(eco_map_write(m, path, err, sizeof err), ECO_OK);
+    first = slurp(path);
+    printed = text_of(m);
+    CU_ASSERT_STRING_EQUAL(first, printed); /* the file is what fprint prints */
+    CU_ASSERT_EQUAL_FATAL(eco_map_read(path, &back, err, sizeof err), ECO_OK);
+    CU_ASSERT(maps_equal(m, back));
+    CU_ASSERT_EQUAL(eco_map_write(back, path, err, sizeof err), ECO_OK);
+    second = slurp(path);
+    CU_ASSERT_FATAL(first && second);
+    CU_ASSERT_STRING_EQUAL(first, second);
+    free(first);
+    free(second);
+    free(printed);
+    eco_map_free(back);
+}
+
+static eco_map *read_example(const char *file)
+{
+    char path[1024], err[512];
+    eco_map *m = NULL;
+
+    snprintf(path, sizeof path, "%s/%s", eco_test_examples_dir(), file);
+    CU_ASSERT_EQUAL(eco_map_read_costs(path, &m, err, sizeof err), ECO_OK);
+    CU_ASSERT_FATAL(m != NULL);
+    return m;
+}
+
+static uint64_t rng_state;
+
+static double urand(void)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(rng_state >> 11) / 9007199254740992.0; /* [0, 1) */
+}
+
+/* n hosts in about n/15 clusters, random costs, some pairs unmeasured. */
+static eco_map *random_map(int n, uint64_t seed)
+{
+    eco_map *m = eco_map_new();
+    char a[32], b[32];
+
+    rng_state = seed;
+    for (int i = 0; i < n; i++) {
+        snprintf(a, sizeof a, "host-%03d.example.org", i);
+        eco_map_add_host(m, a);
+        for (int j = 0; j < i; j++) {
+            double base = (i % 15 == j % 15) ? 1e-4 * (1 + i % 15) : 5e-3;
+            if (urand() < 0.03)
+                continue;
+            snprintf(b, sizeof b, "host-%03d.example.org", j);
+            CU_ASSERT_EQUAL(eco_map_add_cost(m, a, b, base * (1.0 + 0.1 * urand())), ECO_OK);
+        }
+    }
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.2), ECO_OK);
+    return m;
+}
+
+/* Names of the files in the scratch directory that start with a dot
+ * (eco_map_write's temporaries): none may be left behind. */
+static int temp_files_left(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int count = 0;
+
+    if (!d)
+        return 0;
+    while ((e = readdir(d)) != NULL)
+        count += e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 &&
+                 strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return count;
+}
+
+/* ------------------------------------------------------------------ */
+/* eco_strerror                                                        */
+/* ------------------------------------------------------------------ */
+
+static void test_strerror(void)
+{
+    for (int s = ECO_ERR_TIMEOUT; s <= ECO_OK; s++) {
+        const char *text = eco_strerror(s);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        CU_ASSERT(text[0] != '\0' && strchr(text, '\n') == NULL);
+        CU_ASSERT_STRING_NOT_EQUAL(text, "unknown libeco status");
+        for (int t = ECO_ERR_TIMEOUT; t < s; t++)
+            CU_ASSERT_STRING_NOT_EQUAL(text, eco_strerror(t));
+    }
+    CU_ASSERT_STRING_EQUAL(eco_strerror(1), "unknown libeco status");
+    CU_ASSERT_STRING_EQUAL(eco_strerror(-999), "unknown libeco status");
+}
+
+/* ------------------------------------------------------------------ */
+/* Round trips                                                         */
+/* ------------------------------------------------------------------ */
+
+static void test_round_trip_examples(void)
+{
+    eco_map *m = read_example("figure1.matrix");
+
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.2), ECO_OK);
+    check_round_trip(m, "figure1.subnets");
+    eco_map_free(m);
+    m = read_example("campus.matrix");
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.25), ECO_OK);
+    CU_ASSERT_EQUAL(eco_map_set_degree(m, 1, 3), ECO_OK);
+    CU_ASSERT_EQUAL(eco_map_set_degree(m, 3, 64), ECO_OK);
+    check_round_trip(m, "campus.subnets");
+    eco_map_free(m);
+}
+
+static void test_round_trip_200_hosts(void)
+{
+    eco_map *m = random_map(200, 99);
+
+    CU_ASSERT(eco_map_nsubnets(m) >= 15);
+    for (int s = 0; s < eco_map_nsubnets(m); s++)
+        eco_map_set_degree(m, s, 1 + s % ECO_MAX_DEGREE);
+    check_round_trip(m, "random200.subnets");
+    eco_map_free(m);
+}
+
+/* Doubles that need all 17 digits, tiny, huge and subnormal ones. */
+static void test_round_trip_numbers(void)
+{
+    static const double costs[] = {
+        0.1 + 0.2, 1.0 / 3.0, 2.0 / 3.0, 1e-300, 4.9406564584124654e-324,
+        DBL_MAX, 123456789.123456789, 0.000123, 1.2e-4, 1.0, 7e22, 3.141592653589793,
+    };
+    eco_map *m = eco_map_new();
+    char a[16], b[16];
+    int n = (int)(sizeof costs / sizeof costs[0]);
+
+    for (int i = 0; i < n; i++) {
+        snprintf(a, sizeof a, "x%02d", i);
+        snprintf(b, sizeof b, "y%02d", i);
+        CU_ASSERT_EQUAL(eco_map_add_cost(m, a, b, costs[i]), ECO_OK);
+    }
+    CU_ASSERT_EQUAL(eco_map_partition(m, 1.0 / 7.0), ECO_OK);
+    check_round_trip(m, "numbers.subnets");
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.0), ECO_OK);
+    check_round_trip(m, "numbers0.subnets");
+    eco_map_free(m);
+}
+
+static void test_round_trip_small_maps(void)
+{
+    eco_map *m = eco_map_new();
+
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.2), ECO_OK); /* no hosts at all */
+    check_round_trip(m, "empty.subnets");
+    CU_ASSERT_EQUAL(eco_map_add_host(m, "lonely"), 0);
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.2), ECO_OK);
+    check_round_trip(m, "one.subnets");
+    CU_ASSERT_EQUAL(eco_map_add_host(m, "other"), 1); /* unmeasured pair */
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.3), ECO_OK);
+    check_round_trip(m, "two.subnets");
+    eco_map_free(m);
+}
+
+/* The reader takes any order; the writer's order is fixed. */
+static void test_read_lenient_write_canonical(void)
+{
+    static const char in[] =
+        "# hand-edited\r\n"
+        "\n"
+        "   eco-subnets\t1   # header\n"
+        "host zeta\n"
+        "subnet 0 k=3 zeta   beta\n"
+        "cost zeta beta 0.5\n"
+        "host beta\n"
+        "threshold 0.20\r\n"
+        "   # indented comment\n"
+        "subnet 1 k=1 alpha\n"
+        "host alpha\n"
+        "cost beta alpha 4";
+    static const char out[] =
+        "# eco-subnets(5) network map, written by libeco " PACKAGE_VERSION "\n"
+        "# 3 hosts, 2 measured pairs, 2 subnets\n"
+        "eco-subnets 1\n"
+        "threshold 0.2\n"
+        "host alpha\n"
+        "host beta\n"
+        "host zeta\n"
+        "cost alpha beta 4\n"
+        "cost beta zeta 0.5\n"
+        "subnet 0 k=1 alpha\n"
+        "subnet 1 k=3 beta zeta\n";
+    char err[512] = "", *text;
+    eco_map *m = NULL;
+
+    CU_ASSERT_EQUAL_FATAL(eco_map_read(put_file("lenient", in), &m, err, sizeof err), ECO_OK);
+    text = text_of(m);
+    CU_ASSERT_STRING_EQUAL(text, out);
+    CU_ASSERT_EQUAL(eco_map_degree(m, eco_map_subnet_of(m, eco_map_find_host(m, "zeta"))), 3);
+    free(text);
+    eco_map_free(m);
+}
+
+/* ------------------------------------------------------------------ */
+/* Malformed subnet files                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct bad_case {
+    const char *text;
+    int line;          /* the line the error must name */
+    const char *why;   /* a part of the reason */
+} bad_case;
+
+#define HEAD "eco-subnets 1\nthreshold 0.2\n"
+#define HOSTS "host a\nhost b\nhost c\n" /* lines 3..5 after HEAD */
+
+static const bad_case bad_files[] = {
+    {"", 1, "no header"},
+    {"# only\n# comments\n", 2, "no header"},
+    {"threshold 0.2\n", 1, "expected the header"},
+    {"a b 0.001\nb c 0.002\n", 1, "cost matrix?"},
+    {"# c\n\neco-subnets 2\nthreshold 0.2\n", 3, "unsupported eco-subnets version 2"},
+    {"eco-subnets one\n", 1, "bad version"},
+    {"eco-subnets 1 x\n", 1, "expected 'eco-subnets VERSION'"},
+    {"eco-subnets\n", 1, "expected 'eco-subnets VERSION'"},
+    {HEAD HOSTS "subnet 0 k=2 a b c\neco-subnets 1\n", 7, "second 'eco-subnets' header"},
+    {HEAD HOSTS "hosts d\nsubnet 0 k=2 a b c\n", 6, "unknown keyword 'hosts'"},
+    {HEAD "host a b\n", 3, "expected 'host NAME'"},
+    {HEAD "host\n", 3, "expected 'host NAME'"},
+    {HEAD HOSTS "cost a b\n", 6, "expected 'cost HOST_A HOST_B SECONDS'"},
+    {HEAD HOSTS "cost a b 1 2\n", 6, "expected 'cost HOST_A HOST_B SECONDS'"},
+    {HEAD HOSTS "subnet 0 k=2\n", 6, "expected 'subnet ID k=K HOST...'"},
+    {HEAD HOSTS "host b\nsubnet 0 k=2 a b c\n", 6, "duplicate host 'b' (first on line 4)"},
+    {HEAD HOSTS "cost a d 0.1\nsubnet 0 k=2 a b c\n", 6, "unknown host 'd'"},
+    {HEAD HOSTS "cost a a 0.1\nsubnet 0 k=2 a b c\n", 6, "to itself"},
+    {HEAD HOSTS "cost a b 0.1\ncost c a 0.1\ncost b a 0.2\nsubnet 0 k=2 a b c\n", 8,
+     "second cost for the pair a b (first on line 6)"},
+    {HEAD HOSTS "subnet 0 k=2 a b c d\n", 6, "unknown host 'd'"},
+    {HEAD HOSTS "subnet 0 k=2 a b\nsubnet 1 k=2 c b\n", 7, "host 'b' already in subnet 0 (line 6)"},
+    {HEAD HOSTS "subnet 0 k=2 a a\nsubnet 1 k=2 b c\n", 6, "host 'a' already in subnet 0"},
+    {HEAD HOSTS "subnet 0 k=2 a c\n", 4, "host 'b' in no subnet"},
+    {HEAD "host z\n" HOSTS "subnet 0 k=2 a b c\n", 3, "host 'z' in no subnet"},
+    {HEAD HOSTS, 3, "host 'a' in no subnet"},
+    {HEAD HOSTS "subnet 1 k=2 a b c\n", 6, "subnet ID 1 out of order (expected 0)"},
+    {HEAD HOSTS "subnet 0 k=2 a\nsubnet 2 k=2 b c\n", 7, "subnet ID 2 out of order (expected 1)"},
+    {HEAD HOSTS "subnet 0 k=2 a\nsubnet 0 k=2 b c\n", 7, "subnet ID 0 out of order (expected 1)"},
+    {HEAD HOSTS "subnet -1 k=2 a b c\n", 6, "bad subnet ID '-1'"},
+    {HEAD HOSTS "subnet x k=2 a b c\n", 6, "bad subnet ID 'x'"},
+    {HEAD HOSTS "subnet 0 k=0 a b c\n", 6, "bad degree 'k=0'"},
+    {HEAD HOSTS "subnet 0 k=65 a b c\n", 6, "bad degree 'k=65'"},
+    {HEAD HOSTS "subnet 0 k=two a b c\n", 6, "bad degree"},
+    {HEAD HOSTS "subnet 0 k= a b c\n", 6, "bad degree"},
+    {HEAD HOSTS "subnet 0 a b c\n", 6, "expected k=K after the subnet ID"},
+    {HEAD HOSTS "subnet 0 x=2 a b c\n", 6, "expected k=K after the subnet ID"},
+    {"eco-subnets 1\nthreshold abc\n", 2, "bad threshold 'abc'"},
+    {"eco-subnets 1\nthreshold -0.1\n", 2, "bad threshold '-0.1'"},
+    {"eco-subnets 1\nthreshold nan\n", 2, "bad threshold 'nan'"},
+    {"eco-subnets 1\nthreshold inf\n", 2, "bad threshold 'inf'"},
+    {"eco-subnets 1\nthreshold 1e999\n", 2, "bad threshold"},
+    {"eco-subnets 1\nthreshold\n", 2, "expected 'threshold NUMBER'"},
+    {"eco-subnets 1\nthreshold 0.2\nthreshold 0.3\n", 3, "second threshold line (first on line 2)"},
+    {"eco-subnets 1\nhost a\nsubnet 0 k=2 a\n", 1, "no 'threshold' line"},
+    {HEAD HOSTS "cost a b abc\n", 6, "bad cost 'abc'"},
+    {HEAD HOSTS "cost a b 0\n", 6, "cost must be positive"},
+    {HEAD HOSTS "cost a b -0.5\n", 6, "cost must be positive"},
+    {HEAD HOSTS "cost a b 1e999\n", 6, "bad cost '1e999'"},
+    {HEAD HOSTS "cost a b 0x1p-3\n", 6, "bad cost '0x1p-3'"},
+    {HEAD HOSTS "cost a b 1..2\n", 6, "bad cost '1..2'"},
+};
+
+static void test_read_malformed(void)
+{
+    char err[1024], prefix[1200], long_name[400];
+    size_t n = sizeof bad_files / sizeof bad_files[0];
+
+    for (size_t i = 0; i < n; i++) {
+        const char *path = put_file("bad.subnets", bad_files[i].text);
+        eco_map *m = (eco_map *)&err; /* must be reset to NULL */
+        int rc = eco_map_read(path, &m, err, sizeof err);
+        snprintf(prefix, sizeof prefix, "%s:%d: ", path, bad_files[i].line);
+        CU_ASSERT_EQUAL(rc, ECO_ERR_FORMAT);
+        CU_ASSERT_PTR_NULL(m);
+        CU_ASSERT_NSTRING_EQUAL(err, prefix, strlen(prefix));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, bad_files[i].why));
+        if (rc != ECO_ERR_FORMAT || strncmp(err, prefix, strlen(prefix)) != 0 ||
+            !strstr(err, bad_files[i].why))
+            fprintf(stderr, "\ncase %zu: got rc %d, '%s'\n", i, rc, err);
+    }
+    /* a host name longer than ECO_MAX_HOSTNAME */
+    memset(long_name, 'n', sizeof long_name);
+    long_name[ECO_MAX_HOSTNAME + 1] = '\0';
+    {
+        char text[1024];
+        const char *path;
+        eco_map *m = NULL;
+        snprintf(text, sizeof text, HEAD "host %s\n", long_name);
+        path = put_file("long.subnets", text);
+        CU_ASSERT_EQUAL(eco_map_read(path, &m, err, sizeof err), ECO_ERR_FORMAT);
+        snprintf(prefix, sizeof prefix, "%s:3: host name too long", path);
+        CU_ASSERT_STRING_EQUAL(err, prefix);
+    }
+}
+
+static void test_read_errors(void)
+{
+    char err[1024], expect[1200];
+    eco_map *m = NULL;
+    const char *path = scratch("no-such-file");
+    FILE *fp;
+
+    CU_ASSERT_EQUAL(eco_map_read(path, &m, err, sizeof err), ECO_ERR_IO);
+    CU_ASSERT_PTR_NULL(m);
+    snprintf(expect, sizeof expect, "%s: %s", path, strerror(ENOENT));
+    CU_ASSERT_STRING_EQUAL(err, expect);
+    CU_ASSERT_EQUAL(eco_map_read_costs(path, &m, err, sizeof err), ECO_ERR_IO);
+    CU_ASSERT_STRING_EQUAL(err, expect);
+    CU_ASSERT_EQUAL(eco_map_read(NULL, &m, err, sizeof err), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_map_read(path, NULL, err, sizeof err), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_map_read_costs(NULL, &m, NULL, 0), ECO_ERR_ARG);
+    /* a NUL byte: not a text file */
+    path = scratch("nul.subnets");
+    fp = fopen(path, "wb");
+    CU_ASSERT_FATAL(fp != NULL);
+    fwrite("eco-subnets 1\nthreshold 0.2\nhost a\0b\n", 1, 37, fp);
+    fclose(fp);
+    CU_ASSERT_EQUAL(eco_map_read(path, &m, err, sizeof err), ECO_ERR_FORMAT);
+    snprintf(expect, sizeof expect, "%s:3: ", path);
+    CU_ASSERT_NSTRING_EQUAL(err, expect, strlen(expect));
+    /* no err buffer: still all or nothing */
+    CU_ASSERT_EQUAL(eco_map_read(put_file("x.subnets", "junk\n"), &m, NULL, 0), ECO_ERR_FORMAT);
+    CU_ASSERT_PTR_NULL(m);
+}
+
+/* ------------------------------------------------------------------ */
+/* The cost matrix                                                     */
+/* ------------------------------------------------------------------ */
+
+static void test_costs_pairs(void)
+{
+    static const char text[] =
+        "# asymmetric, duplicate and missing pairs\n"
+        "a b 0.003\n"
+        "b a 0.002      # the other direction: the minimum counts\n"
+        "\n"
+        "a c 1.2e-4\n"
+        "a c 0.000123   # a duplicate, higher\n"
+        "\t c  d   5e-3 \r\n"
+        "d e 7";
+    eco_map *m = NULL;
+    char err[512];
+    int a, b, c, d, e;
+
+    CU_ASSERT_EQUAL_FATAL(eco_map_read_costs(put_file("pairs.matrix", text), &m, err, sizeof err),
+                          ECO_OK);
+    CU_ASSERT_EQUAL(eco_map_nhosts(m), 5);
+    CU_ASSERT_EQUAL(eco_map_nsubnets(m), 0);
+    a = eco_map_find_host(m, "a");
+    b = eco_map_find_host(m, "b");
+    c = eco_map_find_host(m, "c");
+    d = eco_map_find_host(m, "d");
+    e = eco_map_find_host(m, "e");
+    CU_ASSERT(a == 0 && b == 1 && c == 2 && d == 3 && e == 4);
+    CU_ASSERT_EQUAL(eco_map_cost(m, a, b), 0.002);
+    CU_ASSERT_EQUAL(eco_map_cost(m, b, a), 0.002);
+    CU_ASSERT_EQUAL(eco_map_cost(m, a, c), 1.2e-4);
+    CU_ASSERT_EQUAL(eco_map_cost(m, d, c), 5e-3);
+    CU_ASSERT_EQUAL(eco_map_cost(m, d, e), 7.0);
+    CU_ASSERT(eco_map_cost(m, a, d) < 0.0); /* missing */
+    CU_ASSERT(eco_map_cost(m, b, e) < 0.0);
+    CU_ASSERT_EQUAL(eco_map_cost(m, c, c), 0.0);
+    for (int h = 0; h < 5; h++)
+        CU_ASSERT(eco_map_subnet_of(m, h) < 0);
+    eco_map_free(m);
+    /* an empty matrix is an empty map */
+    CU_ASSERT_EQUAL(eco_map_read_costs(put_file("empty.matrix", "# nothing\n"), &m, err, sizeof err),
+                    ECO_OK);
+    CU_ASSERT_EQUAL(eco_map_nhosts(m), 0);
+    eco_map_free(m);
+}
+
+static const bad_case bad_matrices[] = {
+    {"a b 1\nb c\n", 2, "expected HOST_A HOST_B SECONDS"},
+    {"a b 1\n\n# x\nb c 1 2\n", 4, "expected HOST_A HOST_B SECONDS"},
+    {"a\n", 1, "expected HOST_A HOST_B SECONDS"},
+    {"a b abc\n", 1, "bad cost 'abc'"},
+    {"a b nan\n", 1, "bad cost 'nan'"},
+    {"a b inf\n", 1, "bad cost 'inf'"},
+    {"a b 1e999\n", 1, "bad cost '1e999'"},
+    {"a b 1,5\n", 1, "bad cost '1,5'"},
+    {"a b 0\n", 1, "cost must be positive"},
+    {"a b -1e-3\n", 1, "cost must be positive"},
+    {"a b 1\nc c 1\n", 2, "to itself"},
+    {"eco-subnets 1\n", 1, "expected HOST_A HOST_B SECONDS (this is a subnet file)"},
+};
+
+static void test_costs_malformed(void)
+{
+    char err[1024], prefix[1200], text[1024], name[300];
+    size_t n = sizeof bad_matrices / sizeof bad_matrices[0];
+    eco_map *m;
+    const char *path;
+
+    for (size_t i = 0; i < n; i++) {
+        path = put_file("bad.matrix", bad_matrices[i].text);
+        m = (eco_map *)&err;
+        CU_ASSERT_EQUAL(eco_map_read_costs(path, &m, err, sizeof err), ECO_ERR_FORMAT);
+        CU_ASSERT_PTR_NULL(m);
+        snprintf(prefix, sizeof prefix, "%s:%d: ", path, bad_matrices[i].line);
+        CU_ASSERT_NSTRING_EQUAL(err, prefix, strlen(prefix));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, bad_matrices[i].why));
+        if (!strstr(err, bad_matrices[i].why) || strncmp(err, prefix, strlen(prefix)))
+            fprintf(stderr, "\nmatrix case %zu: '%s'\n", i, err);
+    }
+    memset(name, 'q', sizeof name);
+    name[ECO_MAX_HOSTNAME + 1] = '\0';
+    snprintf(text, sizeof text, "a b 1\n%s b 1\n", name);
+    path = put_file("long.matrix", text);
+    CU_ASSERT_EQUAL(eco_map_read_costs(path, &m, err, sizeof err), ECO_ERR_FORMAT);
+    snprintf(prefix, sizeof prefix, "%s:2: host name too long", path);
+    CU_ASSERT_STRING_EQUAL(err, prefix);
+    name[ECO_MAX_HOSTNAME] = '\0'; /* exactly the limit is fine */
+    snprintf(text, sizeof text, "a b 1\n%s b 1\n", name);
+    CU_ASSERT_EQUAL(eco_map_read_costs(put_file("long.matrix", text), &m, err, sizeof err), ECO_OK);
+    eco_map_free(m);
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                             */
+/* ------------------------------------------------------------------ */
+
+static void test_write_refuses_unpartitioned(void)
+{
+    eco_map *m = read_example("figure1.matrix");
+    const char *path = put_file("old.subnets", "old contents\n");
+    char err[512] = "", *now;
+    FILE *devnull = fopen("/dev/null", "w");
+
+    CU_ASSERT_EQUAL(eco_map_write(m, path, err, sizeof err), ECO_ERR_ARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "not been partitioned"));
+    CU_ASSERT_EQUAL(eco_map_fprint(m, devnull), ECO_ERR_ARG);
+    /* partitioned, then a host added: that host is in no subnet */
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.2), ECO_OK);
+    CU_ASSERT_EQUAL(eco_map_add_host(m, "newcomer"), 6);
+    CU_ASSERT_EQUAL(eco_map_write(m, path, err, sizeof err), ECO_ERR_ARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "in no subnet"));
+    CU_ASSERT_EQUAL(eco_map_fprint(m, devnull), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_map_write(NULL, path, err, sizeof err), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_map_write(m, NULL, err, sizeof err), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_map_fprint(NULL, devnull), ECO_ERR_ARG);
+    now = slurp(path);
+    CU_ASSERT_STRING_EQUAL(now, "old contents\n");
+    free(now);
+    fclose(devnull);
+    eco_map_free(m);
+}
+
+static void test_write_fails_atomically(void)
+{
+    eco_map *small = read_example("figure1.matrix"), *big = random_map(200, 5);
+    const char *dir = eco_test_tmpdir(), *path = scratch("atomic.subnets");
+    const char *isdir = scratch("a-directory"), *nodir = scratch("no-such-dir/subnets");
+    char err[512] = "", *before, *after;
+    struct rlimit old, low;
+    void (*prev)(int);
+
+    CU_ASSERT_EQUAL(eco_map_partition(small, 0.2), ECO_OK);
+    CU_ASSERT_EQUAL_FATAL(eco_map_write(small, path, err, sizeof err), ECO_OK);
+    before = slurp(path);
+    /* the directory does not exist */
+    CU_ASSERT_EQUAL(eco_map_write(small, nodir, err, sizeof err), ECO_ERR_IO);
+    CU_ASSERT_NSTRING_EQUAL(err, nodir, strlen(nodir));
+    /* the path is a directory: the rename fails, the temporary goes */
+    CU_ASSERT_EQUAL_FATAL(mkdir(isdir, 0755), 0);
+    CU_ASSERT_EQUAL(eco_map_write(small, isdir, err, sizeof err), ECO_ERR_IO);
+    CU_ASSERT_EQUAL(temp_files_left(dir), 0);
+    /* the write itself fails half-way (file size limit): old file intact */
+    CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_FSIZE, &old), 0);
+    low = old;
+    low.rlim_cur = 4096;
+    prev = signal(SIGXFSZ, SIG_IGN); /* a failed write(), not a signal */
+    fflush(NULL);
+    CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_FSIZE, &low), 0);
+    CU_ASSERT_EQUAL(eco_map_write(big, path, err, sizeof err), ECO_ERR_IO);
+    CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, prev);
+    CU_ASSERT_NSTRING_EQUAL(err, path, strlen(path));
+    after = slurp(path);
+    CU_ASSERT_FATAL(before && after);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    CU_ASSERT_EQUAL(temp_files_left(dir), 0);
+    /* and with the limit lifted the same write succeeds */
+    CU_ASSERT_EQUAL(eco_map_write(big, path, err, sizeof err), ECO_OK);
+    CU_ASSERT_EQUAL(temp_files_left(dir), 0);
+    free(before);
+    free(after);
+    rmdir(isdir);
+    eco_map_free(small);
+    eco_map_free(big);
+}
+
+static void test_write_keeps_mode(void)
+{
+    eco_map *m = read_example("figure1.matrix");
+    const char *path = put_file("mode.subnets", "x\n");
+    char err[512];
+    struct stat st;
+
+    CU_ASSERT_EQUAL(chmod(path, 0640), 0);
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.2), ECO_OK);
+    CU_ASSERT_EQUAL(eco_map_write(m, path, err, sizeof err), ECO_OK);
+    CU_ASSERT_EQUAL(stat(path, &st), 0);
+    CU_ASSERT_EQUAL(st.st_mode & 07777, 0640);
+    path = scratch("fresh.subnets");
+    CU_ASSERT_EQUAL(eco_map_write(m, path, err, sizeof err), ECO_OK);
+    CU_ASSERT_EQUAL(stat(path, &st), 0);
+    CU_ASSERT_EQUAL(st.st_mode & 07777, 0644);
+    eco_map_free(m);
+}
+
+static const eco_test tests[] = {
+    {"eco_strerror", test_strerror},
+    {"round trip: example matrices", test_round_trip_examples},
+    {"round trip: 200 hosts", test_round_trip_200_hosts},
+    {"round trip: exact numbers", test_round_trip_numbers},
+    {"round trip: empty and tiny maps", test_round_trip_small_maps},
+    {"read lenient, write canonical", test_read_lenient_write_canonical},
+    {"malformed subnet files", test_read_malformed},
+    {"unreadable and binary files", test_read_errors},
+    {"cost matrix: asymmetric, duplicate, missing", test_costs_pairs},
+    {"cost matrix: malformed", test_costs_malformed},
+    {"write refuses an unpartitioned map", test_write_refuses_unpartitioned},
+    {"write fails atomically", test_write_fails_atomically},
+    {"write keeps the file mode", test_write_keeps_mode},
+    {NULL, NULL},
+};
+
+const eco_suite eco_suite_subnet_file = {"subnet_file", NULL, NULL, tests};
