@@ -1,0 +1,34 @@
+/*
+ * hello_bcast.c -- the smallest libeco program: task 0 broadcasts a
+ * greeting over ECO's tree and every task prints what it received.
+ *
+ *   pvmd &                      (or any running virtual machine)
+ *   ./hello_bcast 6             (6 tasks: this one and 5 spawned copies)
+ */
+#include <string.h>
+#include "eco.h"
+#include "example_common.h"
+
+int main(int argc, char **argv)
+{
+    char msg[64] = "";
+    eco_ctx *ctx;
+    int n, rc, *tids = example_start(argc, argv, &n);
+
+    if (!tids)
+        return 1;
+    rc = eco_init(NULL, n, tids, &ctx);     /* subnet file: the usual lookup */
+    if (rc != 0) {
+        fprintf(stderr, "eco_init: %s\n", eco_strerror(rc));
+        return 1;
+    }
+    if (eco_rank(ctx) == 0)
+        snprintf(msg, sizeof msg, "hello from task %x", pvm_mytid());
+    rc = eco_bcast(ctx, msg, (int)sizeof msg, PVM_BYTE, 0);
+    printf("rank %d of %d on %s: %s (%s)\n", eco_rank(ctx), eco_size(ctx),
+           getenv("HOSTNAME") ? getenv("HOSTNAME") : "this host", msg, eco_strerror(rc));
+    fflush(stdout);
+    eco_finalize(ctx);
+    example_finish(tids, n);
+    return rc == 0 ? 0 : 1;
+}
