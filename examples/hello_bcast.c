@@ -11,7 +11,7 @@
 
 int main(int argc, char **argv)
 {
-    char msg[64] = "";
+    char msg[64] = "", host[256] = "?";
     eco_ctx *ctx;
     int n, rc, *tids = example_start(argc, argv, &n);
 
@@ -25,8 +25,9 @@ int main(int argc, char **argv)
     if (eco_rank(ctx) == 0)
         snprintf(msg, sizeof msg, "hello from task %x", pvm_mytid());
     rc = eco_bcast(ctx, msg, (int)sizeof msg, PVM_BYTE, 0);
-    printf("rank %d of %d on %s: %s (%s)\n", eco_rank(ctx), eco_size(ctx),
-           getenv("HOSTNAME") ? getenv("HOSTNAME") : "this host", msg, eco_strerror(rc));
+    gethostname(host, sizeof host - 1);
+    printf("rank %d of %d on %s: %s (%s)\n", eco_rank(ctx), eco_size(ctx), host, msg,
+           eco_strerror(rc));
     fflush(stdout);
     eco_finalize(ctx);
     example_finish(tids, n);

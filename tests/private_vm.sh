@@ -1,0 +1,51 @@
+# private_vm.sh -- sourced by the tests and the demo: a private PVM
+# virtual machine on this host, with its own PVM_TMP so it never meets
+# another pvmd, halted by private_vm_halt (call it from a trap on EXIT).
+#
+#   private_vm_start EP_DIR...   start pvmd; spawned programs are looked
+#                                for in the EP_DIRs (and pvmgs's dir)
+#   private_vm_halt              halt it and remove its PVM_TMP
+
+private_vm_start() {
+    PVMD=$(command -v pvmd || echo /usr/lib/pvm3/lib/pvmd)
+    if [ ! -x "$PVMD" ]; then
+        echo "pvmd is not installed (apt-get install pvm)"
+        return 77
+    fi
+    pvmgs_dir=$(dirname "$(command -v pvmgs || echo /usr/bin/pvmgs)")
+    PVM_ROOT=${PVM_ROOT:-/usr/lib/pvm3}
+    PVM_ALLOW_ROOT=1
+    PVM_TMP=$(mktemp -d /tmp/eco-pvm-XXXXXX)
+    export PVM_ROOT PVM_ALLOW_ROOT PVM_TMP
+    ep=$(echo "$@" | tr ' ' ':')
+    echo "* ep=$ep:$pvmgs_dir" > "$PVM_TMP/hostfile"
+    "$PVMD" "$PVM_TMP/hostfile" </dev/null >"$PVM_TMP/pvmd.out" 2>&1 &
+    private_vm_pid=$!
+    i=0
+    while [ ! -e "$PVM_TMP/pvmd.$(id -u)" ] && [ $i -lt 100 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    if [ ! -e "$PVM_TMP/pvmd.$(id -u)" ]; then
+        echo "the private pvmd did not start:"
+        cat "$PVM_TMP/pvmd.out"
+        return 1
+    fi
+    return 0
+}
+
+private_vm_halt() {
+    if [ -n "${private_vm_pid:-}" ] && kill -0 "$private_vm_pid" 2>/dev/null; then
+        echo halt | pvm >/dev/null 2>&1
+        i=0
+        while kill -0 "$private_vm_pid" 2>/dev/null && [ $i -lt 30 ]; do
+            sleep 0.1
+            i=$((i + 1))
+        done
+        kill "$private_vm_pid" 2>/dev/null
+        wait "$private_vm_pid" 2>/dev/null
+    fi
+    private_vm_pid=
+    [ -n "${PVM_TMP:-}" ] && rm -rf "$PVM_TMP"
+    return 0
+}
