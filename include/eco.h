@@ -153,6 +153,15 @@ int eco_scan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
              int datatype, eco_op op);
 int eco_ring(const eco_ctx *ctx, int *order);
 
+/*
+ * The communication pattern of later collectives: "eco" (the default:
+ * ECO's topology-aware trees), or, for comparison, a topology-unaware tree
+ * over the rank order starting at the root: "star", "binary", "kary3",
+ * "chain".  Every member must make the same call between the same
+ * collectives.  ECO_ERR_ARG for an unknown name.
+ */
+int eco_set_pattern(eco_ctx *ctx, const char *name);
+
 #ifdef __cplusplus
 }
 #endif

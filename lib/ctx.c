@@ -68,8 +68,9 @@ void ecoi_ctx_destroy(eco_ctx *c)
 int ecoi_ctx_tree(eco_ctx *c, int root, const eco_tree **tree)
 {
     if (!c->trees[root]) {
-        int rc = eco_tree_build(c->map, c->n, c->member_host, root,
-                                &c->trees[root]);
+        int rc = c->pattern_k
+            ? ecoi_tree_kary(c->n, root, c->pattern_k, &c->trees[root])
+            : eco_tree_build(c->map, c->n, c->member_host, root, &c->trees[root]);
         if (rc != ECO_OK)
             return rc;
     }
@@ -110,6 +111,29 @@ int ecoi_end(eco_ctx *c, int status)
     }
     c->tp->leave(c->tp);
     return status;
+}
+
+int eco_set_pattern(eco_ctx *ctx, const char *name)
+{
+    static const struct { const char *name; int k; } patterns[] = {
+        { "eco", 0 }, { "star", -1 }, { "binary", 2 }, { "kary3", 3 }, { "chain", 1 },
+    };
+    int k = -2;
+
+    if (!ctx || !name)
+        return ECO_ERR_ARG;
+    for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++)
+        if (strcmp(name, patterns[i].name) == 0)
+            k = patterns[i].k;
+    if (k == -2)
+        return ECO_ERR_ARG;
+    if (k == -1)                      /* star: the root sends to everybody */
+        k = ctx->n > 1 ? ctx->n - 1 : 1;
+    if (k != ctx->pattern_k)
+        for (int r = 0; r < ctx->n; r++)
+            eco_tree_free(&ctx->trees[r]);
+    ctx->pattern_k = k;
+    return ECO_OK;
 }
 
 int eco_rank(const eco_ctx *ctx)

@@ -60,6 +60,7 @@ struct eco_ctx {
     unsigned seq;          /* collectives started: gives each its tags */
     int broken;            /* a peer failed: every later call fails */
     size_t segment;        /* pipelining segment in bytes (0: none) */
+    int pattern_k;         /* 0: ECO's trees; else a k-ary tree over ranks */
 };
 
 /* Tags: one fresh tag per collective call, from a sequence number. */
@@ -86,6 +87,9 @@ int ecoi_ctx_tree(eco_ctx *c, int root, const eco_tree **tree);
  * broken and tells every other member, so nobody waits on this one. */
 int ecoi_begin(eco_ctx *c);
 int ecoi_end(eco_ctx *c, int status);
+
+/* A k-ary heap over the ranks from root on (topology-unaware). */
+int ecoi_tree_kary(int n, int root, int k, eco_tree **tree);
 
 /* Argument checks of the rooted collectives: buf must be non-NULL when
  * count > 0; root in range, or ECO_ALL when allow_all. */

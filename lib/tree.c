@@ -815,3 +815,47 @@ int eco_tree_depth(const eco_tree *tree)
 {
     return tree ? tree->depth : ECO_ERR_ARG;
 }
+
+/* ------------------------------------------------------------------ */
+/* Topology-unaware shapes, for comparison (eco_set_pattern)           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A k-ary heap over the ranks in the order root, root+1, ..., n-1, 0, ...,
+ * root-1 (virtual rank v = (rank - root + n) % n); v's children are
+ * v*k+1 .. v*k+k.  k = 1 is a chain, k >= n-1 a star.  Every edge is of
+ * kind ECO_EDGE_HOSTS: the shape knows nothing of the network.
+ *
+ *   k = 2, root 0:        0
+ *                       /   \
+ *                      1     2
+ *                     / \   / \
+ *                    3   4 5   6
+ */
+int ecoi_tree_kary(int n, int root, int k, eco_tree **tree)
+{
+    eco_tree *t;
+
+    if (n < 1 || root < 0 || root >= n || k < 1 || !tree)
+        return ECO_ERR_ARG;
+    if (!(t = tree_alloc(n)))
+        return ECO_ERR_NOMEM;
+    t->root = root;
+    t->child_off[0] = 0;
+    for (int m = 0; m < n; m++) {
+        long long v = (m - root + n) % n, first = v * k + 1;
+        int cnt = first >= n ? 0 : (int)(first + k <= n ? k : n - first);
+
+        t->parent[m] = v == 0 ? -1 : (int)(((v - 1) / k + root) % n);
+        t->kind[m] = v == 0 ? ECO_EDGE_ROOT : ECO_EDGE_HOSTS;
+        t->child_off[m + 1] = t->child_off[m] + cnt;
+        for (int i = 0; i < cnt; i++)
+            t->child[t->child_off[m] + i] = (int)((first + i + root) % n);
+    }
+    if (tree_walk(t) != ECO_OK) {
+        eco_tree_free(&t);
+        return ECO_ERR_NOMEM;
+    }
+    *tree = t;
+    return ECO_OK;
+}

@@ -55,6 +55,7 @@ typedef struct member {
     ecoi_local_world *w;
     int rank, depth, rc;
     int (*body)(eco_ctx *, struct member *);
+    const char *pattern;   /* NULL: ECO's trees */
     ecot_report rep;
 } member;
 
@@ -72,8 +73,12 @@ static void *member_main(void *arg)
     return NULL;
 }
 
+static const char *current_pattern;
+
 static int battery_body(eco_ctx *ctx, member *me)
 {
+    if (current_pattern && eco_set_pattern(ctx, current_pattern) != ECO_OK)
+        return ECO_ERR_ARG;
     ecot_battery(ctx, me->depth, &me->rep);
     return ECO_OK;
 }
@@ -192,6 +197,46 @@ static void test_full_depth(void)
     run_battery(&c, ECOT_FULL);
 }
 
+/* The topology-unaware shapes: heap order from the root, exact depths. */
+static void test_kary_shapes(void)
+{
+    for (int n = 1; n <= 20; n++)
+        for (int k = 1; k <= n; k++)
+            for (int root = 0; root < n; root++) {
+                eco_tree *t = NULL;
+                int depth = 0, reach = 1, seen = 1;
+                CU_ASSERT_FATAL(ecoi_tree_kary(n, root, k, &t) == ECO_OK);
+                while (reach < n) {          /* levels of a k-ary heap */
+                    seen *= k;
+                    reach += seen;
+                    depth++;
+                }
+                CU_ASSERT_EQUAL(eco_tree_depth(t), depth);
+                CU_ASSERT_EQUAL(eco_tree_parent(t, root), -1);
+                for (int m = 0; m < n; m++) {
+                    int v = (m - root + n) % n;
+                    if (v)
+                        CU_ASSERT_EQUAL(eco_tree_parent(t, m), ((v - 1) / k + root) % n);
+                    CU_ASSERT_EQUAL(t->order[t->pos[m]], m);
+                }
+                CU_ASSERT_EQUAL(t->subtree[root], n);
+                eco_tree_free(&t);
+            }
+}
+
+static void test_patterns(void)
+{
+    static const char *names[] = { "star", "binary", "kary3", "chain", "eco" };
+    config c;
+
+    random_config(&c, 9, 3, 6);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        current_pattern = names[i];
+        run_battery(&c, ECOT_QUICK);
+    }
+    current_pattern = NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* Bad arguments: an error code, and nothing sent.                     */
 /* ------------------------------------------------------------------ */
@@ -238,6 +283,9 @@ static void test_bad_arguments(void)
     CU_ASSERT_EQUAL(eco_rank(NULL), ECO_ERR_ARG);
     CU_ASSERT_EQUAL(eco_size(NULL), ECO_ERR_ARG);
     CU_ASSERT_EQUAL(eco_finalize(NULL), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_set_pattern(ctx, "spiral"), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_set_pattern(ctx, NULL), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_set_pattern(NULL, "eco"), ECO_ERR_ARG);
     /* Count 0 is a valid no-op, and also sends nothing. */
     CU_ASSERT_EQUAL(eco_bcast(ctx, NULL, 0, PVM_INT, 0), ECO_OK);
     CU_ASSERT_EQUAL(ecoi_local_world_posted(w), 0);
@@ -288,6 +336,8 @@ static const eco_test tests[] = {
     { "twenty subnets", test_twenty_subnets },
     { "random shapes 2..20 members", test_random_shapes },
     { "every datatype and 1 MiB", test_full_depth },
+    { "k-ary shapes over ranks", test_kary_shapes },
+    { "star, binary, kary3, chain patterns", test_patterns },
     { "bad arguments send nothing", test_bad_arguments },
     { "a member dies mid-collective", test_member_dies },
     { NULL, NULL },
