@@ -1,0 +1,562 @@
+/*
+ * eco-bench -- completion time of collective operations under several
+ * communication patterns, in one run over the same tasks and buffers
+ * (in the style of the OSU micro-benchmarks).
+ *
+ * Patterns: eco (ECO's trees), pvm (PVM's own group calls), and the
+ * topology-unaware trees star, binary, kary3, chain (eco_set_pattern: the
+ * same library code walking another tree).  Time of one iteration: from
+ * the moment the root starts the operation to the moment the root holds an
+ * acknowledgement from every other member that it is done; a barrier
+ * separates iterations and warm-up iterations are not counted.
+ */
+#include "config.h"
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+#include <pvm3.h>
+#include "eco.h"
+
+#define TAG_SETUP 0x7e01
+#define TAG_ACK 0x7e02
+#define TAG_PVMB 0x7e03
+#define TAG_DONE 0x7e04
+#define GROUP "eco-bench"
+#define MAXP 8
+#define MAXS 64
+
+static const char *op_names[] = { "bcast", "reduce", "allreduce", "gather", "allgather",
+                                  "scatter", "alltoall", "barrier", "scan" };
+enum { OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_GATHER, OP_ALLGATHER, OP_SCATTER,
+       OP_ALLTOALL, OP_BARRIER, OP_SCAN, NOPS };
+static const char *pattern_names[] = { "eco", "pvm", "star", "binary", "kary3", "chain" };
+#define NPATTERNS 6
+
+typedef struct setup {
+    int op, root, iters, warmup, nsizes, npat;
+    int sizes[MAXS];
+    int pat[MAXP];
+} setup;
+
+typedef struct bench {
+    setup s;
+    int n, me, *tids;
+    int pvm_root_inst;
+    eco_ctx *ctx;
+    char *a, *b;             /* send and receive buffers */
+    size_t cap;
+} bench;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: eco-bench [--op OP] [--sizes LIST] [--patterns LIST] [--root R]\n"
+        "                 [--iters N] [--warmup N] [--tasks N] [--csv]\n"
+        "                 [--topology FILE] [--plot FILE.png|FILE.svg]\n"
+        "Runs inside a PVM virtual machine; spawns one task per host (or --tasks N).\n"
+        "  --op OP          bcast reduce allreduce gather allgather scatter alltoall\n"
+        "                   barrier scan (default bcast)\n"
+        "  --sizes LIST     message sizes in bytes per member, comma separated\n"
+        "                   (default 1000,16000,262144)\n"
+        "  --patterns LIST  eco pvm star binary kary3 chain (default all)\n"
+        "  --root R         root rank (default 0, this task)\n"
+        "  --iters N        timed iterations per size and pattern (default 30)\n"
+        "  --warmup N       untimed iterations first (default 3)\n"
+        "  --tasks N        tasks in all, spread over the hosts (default: one per host)\n"
+        "  --csv            print op,bytes,pattern,median_seconds,min_seconds rows\n"
+        "  --topology FILE  netbed topology: print the link limit of each size\n"
+        "  --plot FILE      plot time against size with gnuplot (.png or .svg)\n"
+        "  --help, --version\n"
+        "The subnet file is found as eco_init(3) finds it ($ECO_SUBNET_FILE, ~/.eco/subnets).\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* One operation under one pattern                                     */
+/* ------------------------------------------------------------------ */
+
+static int elem_type(int op)
+{
+    return (op == OP_REDUCE || op == OP_ALLREDUCE || op == OP_SCAN) ? PVM_DOUBLE : PVM_BYTE;
+}
+
+/* The root's buf to every member with pvm_bcast (one-sided in PVM). */
+static int pvm_fanout(bench *B, char *buf, int count, int dt)
+{
+    int rc;
+
+    if (B->me == B->s.root) {
+        pvm_initsend(PvmDataRaw);
+        rc = dt == PVM_DOUBLE ? pvm_pkdouble((double *)buf, count, 1) : pvm_pkbyte(buf, count, 1);
+        return rc < 0 ? rc : pvm_bcast(GROUP, TAG_PVMB + 1);
+    }
+    rc = pvm_recv(B->tids[B->s.root], TAG_PVMB + 1);
+    if (rc < 0)
+        return rc;
+    return dt == PVM_DOUBLE ? pvm_upkdouble((double *)buf, count, 1) : pvm_upkbyte(buf, count, 1);
+}
+
+/* PVM's own group calls; -2 when PVM has none for the op. */
+static int run_pvm(bench *B, int op, int count)
+{
+    int dt = elem_type(op), rc, ri = B->pvm_root_inst;
+
+    switch (op) {
+    case OP_BCAST:
+        rc = pvm_fanout(B, B->a, count, dt);
+        break;
+    case OP_ALLREDUCE:
+        rc = pvm_reduce(PvmSum, B->a, count, dt, TAG_PVMB, GROUP, ri);
+        if (rc >= 0)
+            rc = pvm_fanout(B, B->a, count, dt);
+        break;
+    case OP_ALLGATHER:
+        rc = pvm_gather(B->b, B->a, count, dt, TAG_PVMB, GROUP, ri);
+        if (rc >= 0)
+            rc = pvm_fanout(B, B->b, count * B->n, dt);
+        break;
+    case OP_REDUCE:
+        rc = pvm_reduce(PvmSum, B->a, count, dt, TAG_PVMB, GROUP, ri);
+        break;
+    case OP_GATHER:
+        rc = pvm_gather(B->b, B->a, count, dt, TAG_PVMB, GROUP, ri);
+        break;
+    case OP_SCATTER:
+        rc = pvm_scatter(B->a, B->b, count, dt, TAG_PVMB, GROUP, ri);
+        break;
+    case OP_BARRIER:
+        rc = pvm_barrier(GROUP, B->n);
+        break;
+    default:
+        return -2;
+    }
+    return rc < 0 ? rc : 0;
+}
+
+static int run_eco(bench *B, int op, int count)
+{
+    int dt = elem_type(op), r = B->s.root;
+
+    switch (op) {
+    case OP_BCAST:     return eco_bcast(B->ctx, B->a, count, dt, r);
+    case OP_REDUCE:    return eco_reduce(B->ctx, B->a, B->b, count, dt, ECO_SUM, r);
+    case OP_ALLREDUCE: return eco_reduce(B->ctx, B->a, B->b, count, dt, ECO_SUM, ECO_ALL);
+    case OP_GATHER:    return eco_gather(B->ctx, B->a, B->b, count, dt, r);
+    case OP_ALLGATHER: return eco_gather(B->ctx, B->a, B->b, count, dt, ECO_ALL);
+    case OP_SCATTER:   return eco_scatter(B->ctx, B->b, B->a, count, dt, r);
+    case OP_ALLTOALL:  return eco_alltoall(B->ctx, B->b, B->a, count, dt);
+    case OP_BARRIER:   return eco_barrier(B->ctx);
+    default:           return eco_scan(B->ctx, B->a, B->b, count, dt, ECO_SUM);
+    }
+}
+
+/* One timed iteration; at the root returns seconds, elsewhere 0; < 0 on error. */
+static double iteration(bench *B, int pattern, int op, int count)
+{
+    double t0 = 0;
+    int rc;
+
+    if (eco_barrier(B->ctx) != 0)
+        return -1;
+    if (B->me == B->s.root)
+        t0 = now();
+    rc = pattern == 1 ? run_pvm(B, op, count) : run_eco(B, op, count);
+    if (rc == -2)
+        return -2;
+    if (rc < 0)
+        return -1;
+    if (B->me != B->s.root) {
+        pvm_initsend(PvmDataRaw);
+        return pvm_send(B->tids[B->s.root], TAG_ACK) < 0 ? -1 : 0;
+    }
+    for (int i = 1; i < B->n; i++)
+        if (pvm_recv(-1, TAG_ACK) < 0)
+            return -1;
+    return now() - t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ------------------------------------------------------------------ */
+/* Results                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct result {
+    double median[MAXS][MAXP], min[MAXS][MAXP];
+} result;
+
+static int bytes_of(const setup *s, int i)
+{
+    int sz = elem_type(s->op) == PVM_DOUBLE ? 8 : 1;
+    return (s->sizes[i] / sz) * sz;
+}
+
+/* Measure every size under every pattern; the root fills res. */
+static int measure(bench *B, result *res)
+{
+    const setup *s = &B->s;
+    double *t = malloc((size_t)(s->iters + 1) * sizeof *t);
+
+    if (!t)
+        return -1;
+    for (int i = 0; i < s->nsizes; i++) {
+        int esz = elem_type(s->op) == PVM_DOUBLE ? 8 : 1, count = s->sizes[i] / esz;
+        for (int p = 0; p < s->npat; p++) {
+            int pat = s->pat[p];
+            double r = 0;
+            eco_set_pattern(B->ctx, pat == 1 ? "eco" : pattern_names[pat]);
+            for (int k = 0; k < s->warmup + s->iters && r >= 0; k++) {
+                r = iteration(B, pat, s->op, count);
+                if (k >= s->warmup)
+                    t[k - s->warmup] = r;
+            }
+            if (r == -2) {
+                res->median[i][p] = res->min[i][p] = NAN;
+                continue;
+            }
+            if (r < 0) {
+                free(t);
+                return -1;
+            }
+            qsort(t, (size_t)s->iters, sizeof *t, cmp_double);
+            res->median[i][p] = s->iters % 2 ? t[s->iters / 2]
+                                             : (t[s->iters / 2 - 1] + t[s->iters / 2]) / 2;
+            res->min[i][p] = t[0];
+        }
+    }
+    eco_set_pattern(B->ctx, "eco");
+    free(t);
+    return 0;
+}
+
+static void print_table(const setup *s, const result *res, const double *limit)
+{
+    int eco = -1;
+
+    for (int p = 0; p < s->npat; p++)
+        if (s->pat[p] == 0)
+            eco = p;
+    printf("# %s: completion time, median (minimum) in ms over %d iterations", op_names[s->op], s->iters);
+    printf("%s\n", eco >= 0 ? "; xN = times eco's median" : "");
+    printf("%10s", "bytes");
+    if (limit)
+        printf(" %10s", "link-limit");
+    for (int p = 0; p < s->npat; p++)
+        printf(" %24s", pattern_names[s->pat[p]]);
+    printf("\n");
+    for (int i = 0; i < s->nsizes; i++) {
+        printf("%10d", bytes_of(s, i));
+        if (limit)
+            printf(" %10.3f", limit[i] * 1e3);
+        for (int p = 0; p < s->npat; p++) {
+            char cell[64];
+            double m = res->median[i][p];
+            if (isnan(m))
+                snprintf(cell, sizeof cell, "-");
+            else if (eco >= 0 && p != eco)
+                snprintf(cell, sizeof cell, "%.3f (%.3f) x%.2f", m * 1e3, res->min[i][p] * 1e3,
+                         m / res->median[i][eco]);
+            else
+                snprintf(cell, sizeof cell, "%.3f (%.3f)", m * 1e3, res->min[i][p] * 1e3);
+            printf(" %24s", cell);
+        }
+        printf("\n");
+    }
+}
+
+static void print_csv(const setup *s, const result *res)
+{
+    printf("op,bytes,pattern,median_seconds,min_seconds\n");
+    for (int i = 0; i < s->nsizes; i++)
+        for (int p = 0; p < s->npat; p++)
+            if (!isnan(res->median[i][p]))
+                printf("%s,%d,%s,%.9f,%.9f\n", op_names[s->op], bytes_of(s, i),
+                       pattern_names[s->pat[p]], res->median[i][p], res->min[i][p]);
+}
+
+static int plot(const setup *s, const result *res, const char *file)
+{
+    char data[] = "/tmp/eco-bench-XXXXXX";
+    const char *ext = strrchr(file, '.');
+    FILE *f, *g;
+    int fd = mkstemp(data), rc;
+
+    if (fd < 0 || !(f = fdopen(fd, "w")))
+        return -1;
+    for (int i = 0; i < s->nsizes; i++) {
+        fprintf(f, "%d", bytes_of(s, i));
+        for (int p = 0; p < s->npat; p++)
+            fprintf(f, " %.9g", isnan(res->median[i][p]) ? NAN : res->median[i][p] * 1e3);
+        fprintf(f, "\n");
+    }
+    fclose(f);
+    g = popen("gnuplot", "w");
+    if (!g) {
+        unlink(data);
+        return -1;
+    }
+    fprintf(g, "set terminal %s size 800,500\nset output '%s'\n",
+            ext && strcmp(ext, ".svg") == 0 ? "svg" : "pngcairo", file);
+    fprintf(g, "set logscale xy\nset xlabel 'bytes per member'\nset ylabel 'median completion time (ms)'\n"
+               "set title 'eco-bench %s'\nset key left top\nset grid\nplot ", op_names[s->op]);
+    for (int p = 0; p < s->npat; p++)
+        fprintf(g, "%s'%s' using 1:%d with linespoints title '%s'", p ? ", " : "", data, p + 2,
+                pattern_names[s->pat[p]]);
+    fprintf(g, "\n");
+    rc = pclose(g);
+    unlink(data);
+    return rc == 0 ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tasks                                                               */
+/* ------------------------------------------------------------------ */
+
+static int start_tasks(int want, int **tids_out)
+{
+    static char self[4096];
+    struct pvmhostinfo *hi;
+    int nhost, narch, n, *tids, myhost = pvm_tidtohost(pvm_mytid());
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+
+    if (len <= 0 || pvm_config(&nhost, &narch, &hi) < 0)
+        return -1;
+    self[len] = '\0';
+    n = want > 0 ? want : nhost;
+    tids = malloc((size_t)n * sizeof *tids);
+    tids[0] = pvm_mytid();
+    /* Task i goes to host (start + i) % nhost, starting with my own host. */
+    int start = 0;
+    for (int h = 0; h < nhost; h++)
+        if (hi[h].hi_tid == myhost)
+            start = h;
+    for (int i = 1; i < n; i++) {
+        char *argv[] = { "--worker", NULL };
+        int h = (start + i) % nhost;
+        if (pvm_spawn(self, argv, PvmTaskHost, hi[h].hi_name, 1, &tids[i]) != 1) {
+            fprintf(stderr, "eco-bench: cannot spawn on %s (%d)\n", hi[h].hi_name, tids[i]);
+            return -1;
+        }
+    }
+    *tids_out = tids;
+    return n;
+}
+
+static int prepare(bench *B)
+{
+    size_t biggest = 8;
+
+    for (int i = 0; i < B->s.nsizes; i++)
+        if ((size_t)B->s.sizes[i] > biggest)
+            biggest = (size_t)B->s.sizes[i];
+    B->cap = biggest * (size_t)B->n + 64;
+    B->a = calloc(1, B->cap);
+    B->b = calloc(1, B->cap);
+    if (!B->a || !B->b)
+        return -1;
+    if (eco_init(NULL, B->n, B->tids, &B->ctx) != 0)
+        return -1;
+    for (int p = 0; p < B->s.npat; p++)
+        if (B->s.pat[p] == 1) {
+            if (pvm_joingroup(GROUP) < 0)
+                return -1;
+            if (pvm_barrier(GROUP, B->n) < 0)
+                return -1;
+            B->pvm_root_inst = pvm_getinst(GROUP, B->tids[B->s.root]);
+            break;
+        }
+    return 0;
+}
+
+static int worker(void)
+{
+    bench B;
+    int rc;
+
+    memset(&B, 0, sizeof B);
+    pvm_recv(pvm_parent(), TAG_SETUP);
+    pvm_upkint(&B.n, 1, 1);
+    B.tids = malloc((size_t)B.n * sizeof *B.tids);
+    pvm_upkint(B.tids, B.n, 1);
+    pvm_upkint((int *)&B.s, (int)(sizeof B.s / sizeof(int)), 1);
+    for (int i = 0; i < B.n; i++)
+        if (B.tids[i] == pvm_mytid())
+            B.me = i;
+    rc = prepare(&B);
+    if (rc == 0) {
+        result res;
+        rc = measure(&B, &res);
+    }
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&rc, 1, 1);
+    pvm_send(pvm_parent(), TAG_DONE);
+    eco_finalize(B.ctx);
+    pvm_exit();
+    return rc ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Options                                                             */
+/* ------------------------------------------------------------------ */
+
+static int parse_list(const char *arg, const char *const *names, int nnames, int *out, int max)
+{
+    char *copy = strdup(arg), *save = NULL, *tok;
+    int k = 0;
+
+    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int found = -1;
+        for (int i = 0; i < nnames; i++)
+            if (strcmp(tok, names[i]) == 0)
+                found = i;
+        if (found < 0 || k == max) {
+            fprintf(stderr, "eco-bench: unknown or too many: '%s'\n", tok);
+            free(copy);
+            return -1;
+        }
+        out[k++] = found;
+    }
+    free(copy);
+    return k;
+}
+
+static int parse_sizes(const char *arg, int *out)
+{
+    char *copy = strdup(arg), *save = NULL, *tok, *end;
+    int k = 0;
+
+    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        long v = strtol(tok, &end, 10);
+        if (*end || v < 0 || v > (1L << 28) || k == MAXS) {
+            fprintf(stderr, "eco-bench: bad size '%s'\n", tok);
+            free(copy);
+            return -1;
+        }
+        out[k++] = (int)v;
+    }
+    free(copy);
+    return k;
+}
+
+/* The link limit of each size from a netbed topology (see netbed(1)). */
+int eco_bench_link_limit(const char *topology, const setup *s, double *limit);
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "op", required_argument, NULL, 'o' }, { "sizes", required_argument, NULL, 's' },
+        { "patterns", required_argument, NULL, 'p' }, { "root", required_argument, NULL, 'r' },
+        { "iters", required_argument, NULL, 'i' }, { "warmup", required_argument, NULL, 'w' },
+        { "tasks", required_argument, NULL, 'n' }, { "csv", no_argument, NULL, 'c' },
+        { "topology", required_argument, NULL, 't' }, { "plot", required_argument, NULL, 'P' },
+        { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
+        { "worker", no_argument, NULL, 'W' }, { NULL, 0, NULL, 0 }
+    };
+    bench B;
+    setup *s = &B.s;
+    int c, csv = 0, want = 0, ok = 1;
+    const char *topology = NULL, *plotfile = NULL;
+
+    memset(&B, 0, sizeof B);
+    s->op = OP_BCAST;
+    s->iters = 30;
+    s->warmup = 3;
+    s->nsizes = parse_sizes("1000,16000,262144", s->sizes);
+    for (int p = 0; p < NPATTERNS; p++)
+        s->pat[s->npat++] = p;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        int op;
+        switch (c) {
+        case 'o': ok &= parse_list(optarg, op_names, NOPS, &op, 1) == 1; s->op = op; break;
+        case 's': ok &= (s->nsizes = parse_sizes(optarg, s->sizes)) > 0; break;
+        case 'p': ok &= (s->npat = parse_list(optarg, pattern_names, NPATTERNS, s->pat, MAXP)) > 0; break;
+        case 'r': s->root = atoi(optarg); break;
+        case 'i': ok &= (s->iters = atoi(optarg)) > 0; break;
+        case 'w': ok &= (s->warmup = atoi(optarg)) >= 0; break;
+        case 'n': ok &= (want = atoi(optarg)) > 0; break;
+        case 'c': csv = 1; break;
+        case 't': topology = optarg; break;
+        case 'P': plotfile = optarg; break;
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("eco-bench (libeco) " PACKAGE_VERSION "\n"); return 0;
+        case 'W': return worker();
+        default: usage(stderr); return 2;
+        }
+    }
+    if (!ok || optind != argc) {
+        usage(stderr);
+        return 2;
+    }
+    if (pvm_mytid() < 0) {
+        fprintf(stderr, "eco-bench: no PVM virtual machine (start one with pvmd or pvm)\n");
+        return 1;
+    }
+    B.n = start_tasks(want, &B.tids);
+    if (B.n < 1)
+        return 1;
+    if (s->root < 0 || s->root >= B.n) {
+        fprintf(stderr, "eco-bench: root %d out of range 0..%d\n", s->root, B.n - 1);
+        return 2;
+    }
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&B.n, 1, 1);
+    pvm_pkint(B.tids, B.n, 1);
+    pvm_pkint((int *)s, (int)(sizeof *s / sizeof(int)), 1);
+    if (B.n > 1)
+        pvm_mcast(B.tids + 1, B.n - 1, TAG_SETUP);
+    result res;
+    int rc = prepare(&B) == 0 ? measure(&B, &res) : -1;
+    for (int i = 1; i < B.n; i++) {
+        int wrc = -1;
+        struct timeval tv = { 60, 0 };
+        if (pvm_trecv(-1, TAG_DONE, &tv) > 0)
+            pvm_upkint(&wrc, 1, 1);
+        rc |= wrc;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "eco-bench: a collective failed\n");
+        return 1;
+    }
+    double limit[MAXS], *lp = NULL;
+    if (topology) {
+        if (eco_bench_link_limit(topology, s, limit) != 0)
+            fprintf(stderr, "eco-bench: cannot compute link limits from %s\n", topology);
+        else
+            lp = limit;
+    }
+    printf("# eco-bench: %d tasks, root %d\n", B.n, s->root);
+    if (csv)
+        print_csv(s, &res);
+    else
+        print_table(s, &res, lp);
+    if (plotfile && plot(s, &res, plotfile) != 0)
+        fprintf(stderr, "eco-bench: gnuplot failed (apt-get install gnuplot-nox)\n");
+    eco_finalize(B.ctx);
+    pvm_exit();
+    return 0;
+}
+
+/* Until a topology parser lands: no limit. */
+int eco_bench_link_limit(const char *topology, const setup *s, double *limit)
+{
+    (void)topology;
+    (void)s;
+    (void)limit;
+    return -1;
+}
