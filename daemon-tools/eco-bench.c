@@ -35,8 +35,10 @@ static const char *op_names[] = { "bcast", "reduce", "allreduce", "gather", "all
                                   "scatter", "alltoall", "barrier", "scan" };
 enum { OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_GATHER, OP_ALLGATHER, OP_SCATTER,
        OP_ALLTOALL, OP_BARRIER, OP_SCAN, NOPS };
-static const char *pattern_names[] = { "eco", "pvm", "star", "binary", "kary3", "chain" };
-#define NPATTERNS 6
+static const char *pattern_names[] = { "eco", "pvm", "star", "binary", "kary3", "chain",
+                                       "openmpi" };
+#define NPATTERNS 7
+#define PAT_OPENMPI 6
 
 typedef struct setup {
     int op, root, iters, warmup, nsizes, npat;
@@ -71,7 +73,10 @@ static void usage(FILE *f)
         "                   barrier scan (default bcast)\n"
         "  --sizes LIST     message sizes in bytes per member, comma separated\n"
         "                   (default 1000,16000,262144)\n"
-        "  --patterns LIST  eco pvm star binary kary3 chain (default all)\n"
+        "  --patterns LIST  eco pvm star binary kary3 chain openmpi (default: all\n"
+        "                   but openmpi)\n"
+        "  --mpirun CMD     how to start eco-bench-mpi for the openmpi pattern\n"
+        "                   (default: mpirun --allow-run-as-root --oversubscribe -np N)\n"
         "  --root R         root rank (default 0, this task)\n"
         "  --iters N        timed iterations per size and pattern (default 30)\n"
         "  --warmup N       untimed iterations first (default 3)\n"
@@ -220,6 +225,10 @@ static int measure(bench *B, result *res)
         for (int p = 0; p < s->npat; p++) {
             int pat = s->pat[p];
             double r = 0;
+            if (pat == PAT_OPENMPI) {      /* measured by eco-bench-mpi */
+                res->median[i][p] = res->min[i][p] = NAN;
+                continue;
+            }
             eco_set_pattern(B->ctx, pat == 1 ? "eco" : pattern_names[pat]);
             for (int k = 0; k < s->warmup + s->iters && r >= 0; k++) {
                 r = iteration(B, pat, s->op, count);
@@ -322,6 +331,55 @@ static int plot(const setup *s, const result *res, const char *file)
     rc = pclose(g);
     unlink(data);
     return rc == 0 ? 0 : -1;
+}
+
+/* Run eco-bench-mpi under mpirun and put its medians in the openmpi column. */
+static int run_openmpi(const setup *s, int n, const char *mpirun, result *res)
+{
+    char self[4096], cmd[8192], sizes[1024] = "", line[256];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    int col = -1, got = 0;
+    FILE *p;
+
+    for (int q = 0; q < s->npat; q++)
+        if (s->pat[q] == PAT_OPENMPI)
+            col = q;
+    if (col < 0)
+        return 0;
+    if (len <= 0)
+        return -1;
+    self[len] = '\0';
+    *strrchr(self, '/') = '\0';
+    for (int i = 0; i < s->nsizes; i++)
+        snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%d", i ? "," : "",
+                 s->sizes[i]);
+    if (mpirun)
+        snprintf(cmd, sizeof cmd, "%s", mpirun);
+    else
+        snprintf(cmd, sizeof cmd, "mpirun --allow-run-as-root --oversubscribe -np %d", n);
+    snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd),
+             " %s/eco-bench-mpi --op %s --sizes %s --root %d --iters %d --warmup %d",
+             self, op_names[s->op], sizes, s->root, s->iters, s->warmup);
+    if (!(p = popen(cmd, "r")))
+        return -1;
+    while (fgets(line, sizeof line, p)) {
+        char op[32], pat[32];
+        int bytes;
+        double med, mn;
+        if (sscanf(line, "%31[^,],%d,%31[^,],%lf,%lf", op, &bytes, pat, &med, &mn) != 5)
+            continue;
+        for (int i = 0; i < s->nsizes; i++)
+            if (bytes_of(s, i) == bytes) {
+                res->median[i][col] = med;
+                res->min[i][col] = mn;
+                got++;
+            }
+    }
+    if (pclose(p) != 0 || got != s->nsizes) {
+        fprintf(stderr, "eco-bench: openmpi: '%s' failed\n", cmd);
+        return -1;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -466,12 +524,13 @@ int main(int argc, char **argv)
         { "tasks", required_argument, NULL, 'n' }, { "csv", no_argument, NULL, 'c' },
         { "topology", required_argument, NULL, 't' }, { "plot", required_argument, NULL, 'P' },
         { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
-        { "worker", no_argument, NULL, 'W' }, { NULL, 0, NULL, 0 }
+        { "worker", no_argument, NULL, 'W' }, { "mpirun", required_argument, NULL, 'M' },
+        { NULL, 0, NULL, 0 }
     };
     bench B;
     setup *s = &B.s;
     int c, csv = 0, want = 0, ok = 1;
-    const char *topology = NULL, *plotfile = NULL;
+    const char *topology = NULL, *plotfile = NULL, *mpirun = NULL;
 
     memset(&B, 0, sizeof B);
     s->op = OP_BCAST;
@@ -479,7 +538,8 @@ int main(int argc, char **argv)
     s->warmup = 3;
     s->nsizes = parse_sizes("1000,16000,262144", s->sizes);
     for (int p = 0; p < NPATTERNS; p++)
-        s->pat[s->npat++] = p;
+        if (p != PAT_OPENMPI)
+            s->pat[s->npat++] = p;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         int op;
         switch (c) {
@@ -493,6 +553,7 @@ int main(int argc, char **argv)
         case 'c': csv = 1; break;
         case 't': topology = optarg; break;
         case 'P': plotfile = optarg; break;
+        case 'M': mpirun = optarg; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("eco-bench (libeco) " PACKAGE_VERSION "\n"); return 0;
         case 'W': return worker();
@@ -533,6 +594,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "eco-bench: a collective failed\n");
         return 1;
     }
+    if (run_openmpi(s, B.n, mpirun, &res) != 0)
+        return 1;
     double limit[MAXS], *lp = NULL;
     if (topology) {
         if (eco_bench_link_limit(topology, s, limit) != 0)

@@ -6,7 +6,7 @@
 # Output and pictures go to demo-output/.
 set -u
 cd "$(dirname "$0")/.."
-./scripts/setup.sh || exit 1
+./scripts/setup.sh --demo || exit 1
 top=$(pwd)
 out=$top/demo-output
 mkdir -p "$out"

@@ -7,6 +7,10 @@ cd "$(dirname "$0")/.."
 
 PACKAGES="build-essential autoconf automake libtool pkg-config pvm pvm-dev libpvm3
 libcunit1-dev graphviz valgrind iproute2 procps"
+# The demo also compares with Open MPI and draws plots.
+if [ "${1:-}" = "--demo" ]; then
+    PACKAGES="$PACKAGES openmpi-bin libopenmpi-dev gnuplot-nox"
+fi
 
 missing=""
 for p in $PACKAGES; do
@@ -28,7 +32,9 @@ if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Mak
     echo "setup: autoreconf"
     autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
 fi
-if [ ! -f Makefile ] || [ configure -nt config.status ]; then
+# Configure again when Open MPI arrived after the last configure.
+if [ ! -f Makefile ] || [ configure -nt config.status ] ||
+   { command -v mpicc >/dev/null && grep -q '^MPI_LIBS = *$' Makefile; }; then
     echo "setup: configure"
     ./configure -q
 fi
