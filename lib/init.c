@@ -233,11 +233,12 @@ static int env_encoding(int uniform)
 {
     const char *e = getenv("ECO_ENCODING");
 
+    /* In place: PVM reads the caller's memory at pvm_send, no copy. */
     if (e && strcmp(e, "xdr") == 0)
         return PvmDataDefault;
-    if (e && strcmp(e, "inplace") == 0)
-        return uniform ? PvmDataInPlace : PvmDataDefault;
-    return uniform ? PvmDataRaw : PvmDataDefault;
+    if (e && strcmp(e, "raw") == 0)
+        return uniform ? PvmDataRaw : PvmDataDefault;
+    return uniform ? PvmDataInPlace : PvmDataDefault;
 }
 
 static int make_boot(boot *b, const char *file, const int *tids)

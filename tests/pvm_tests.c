@@ -322,6 +322,12 @@ static void test_xdr(void)
     run_battery(5, "battery", env);
 }
 
+static void test_raw(void)
+{
+    char *env[] = { subnet_file(3), "ECO_ENCODING=raw", NULL };
+    run_battery(4, "full", env);
+}
+
 static void test_no_subnet_file(void)
 {
     char home[400];
@@ -454,6 +460,7 @@ int main(int argc, char **argv)
     s = CU_add_suite("pvm_collectives", NULL, NULL);
     CU_add_test(s, "every op, root, datatype, 0..1 MiB; 1 2 3 5 8 13 tasks", test_sizes);
     CU_add_test(s, "XDR encoding and small segments", test_xdr);
+    CU_add_test(s, "raw encoding (copied into PVM's buffers)", test_raw);
     CU_add_test(s, "no subnet file", test_no_subnet_file);
     CU_add_test(s, "isolation, two contexts, caller's buffers, PvmSum", test_isolation);
     CU_add_test(s, "malformed subnet file fails in every member", test_bad_file);
