@@ -29,6 +29,15 @@ int main(int argc, char **argv)
     printf("rank %d of %d on %s: %s (%s)\n", eco_rank(ctx), eco_size(ctx), host, msg,
            eco_strerror(rc));
     fflush(stdout);
+    /* Did everybody get it?  Count the tasks holding task 0's greeting. */
+    char want[64];
+    int got, all = 0;
+    snprintf(want, sizeof want, "hello from task %x", tids[0]);
+    got = rc == 0 && strcmp(msg, want) == 0;
+    if (rc == 0)
+        rc = eco_reduce(ctx, &got, &all, 1, PVM_INT, ECO_SUM, 0);
+    if (eco_rank(ctx) == 0)
+        printf("hello_bcast: %d of %d tasks got the greeting (%s)\n", all, n, eco_strerror(rc));
     eco_finalize(ctx);
     example_finish(tids, n);
     return rc == 0 ? 0 : 1;

@@ -26,17 +26,19 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 typedef enum eco_status {
     ECO_OK = 0,
-    ECO_ERR_ARG = -1,        /* a bad argument (NULL, negative, out of range) */
-    ECO_ERR_NOMEM = -2,      /* out of memory */
-    ECO_ERR_IO = -3,         /* a file could not be read or written */
-    ECO_ERR_FORMAT = -4,     /* a malformed subnet file or cost matrix */
-    ECO_ERR_DATATYPE = -5,   /* an unknown PVM datatype */
-    ECO_ERR_PVM = -6,        /* a PVM call failed */
-    ECO_ERR_PEER = -7,       /* a member task exited or its host was lost */
-    ECO_ERR_MISMATCH = -8,   /* members disagree (size, root, protocol) */
-    ECO_ERR_NOTMEMBER = -9,  /* the calling task is not in the task list */
-    ECO_ERR_NOTFOUND = -10,  /* a host or name is not in the map */
-    ECO_ERR_TIMEOUT = -11    /* a peer did not answer in time */
+    /* -1 is never a status: tree accessors use it for "none" (the root's
+     * parent), so it cannot be mistaken for an error. */
+    ECO_ERR_ARG = -2,        /* a bad argument (NULL, negative, out of range) */
+    ECO_ERR_NOMEM = -3,      /* out of memory */
+    ECO_ERR_IO = -4,         /* a file could not be read or written */
+    ECO_ERR_FORMAT = -5,     /* a malformed subnet file or cost matrix */
+    ECO_ERR_DATATYPE = -6,   /* an unknown PVM datatype, or one the op refuses */
+    ECO_ERR_PVM = -7,        /* a PVM call failed */
+    ECO_ERR_PEER = -8,       /* a member task exited or gave up */
+    ECO_ERR_MISMATCH = -9,   /* members disagree (task list, size, protocol) */
+    ECO_ERR_NOTMEMBER = -10, /* the calling task is not in the task list */
+    ECO_ERR_NOTFOUND = -11,  /* a host or name is not in the map */
+    ECO_ERR_TIMEOUT = -12    /* a peer did not answer in time */
 } eco_status;
 
 /* A one-line English explanation of a status code (never NULL). */

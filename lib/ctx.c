@@ -78,11 +78,26 @@ int ecoi_ctx_tree(eco_ctx *c, int root, const eco_tree **tree)
     return ECO_OK;
 }
 
+/*
+ * A member that gave up makes everyone fail at once.  A member that exited
+ * may have finished the collective this member is only starting (a leaf
+ * of a gather sends and leaves), so its exit is fatal from the NEXT call
+ * on: it cannot have taken part in that one.  Within the current call, a
+ * member waiting on the dead one fails there (the transport's receive).
+ */
 int ecoi_begin(eco_ctx *c)
 {
+    int dead;
+
     if (c->broken)
         return ECO_ERR_PEER;
     c->tp->enter(c->tp);
+    c->calls++;
+    dead = c->tp->poll(c->tp);
+    if (dead > 0 && c->death_call == 0)
+        c->death_call = c->calls;
+    if (dead < 0 || (c->death_call && c->calls > c->death_call))
+        return ecoi_end(c, ECO_ERR_PEER);
     return ECO_OK;
 }
 

@@ -42,6 +42,10 @@ struct ecoi_transport {
      * unpacking, pass the same message on to members fwd[0..nfwd-1]. */
     int (*recv)(ecoi_transport *t, int src, int tag, void *buf,
                 size_t count, int datatype, const int *fwd, int nfwd);
+    /* At the start of every collective: ECO_ERR_PEER when a member gave
+     * up (sent an abort), else the number of members known to have exited
+     * (0 when none). */
+    int (*poll)(ecoi_transport *t);
     /* Tell peers that this member gave up on the current collective. */
     void (*abort)(ecoi_transport *t, const int *peers, int npeers);
     void (*destroy)(ecoi_transport *t);
@@ -61,6 +65,8 @@ struct eco_ctx {
     int broken;            /* a peer failed: every later call fails */
     size_t segment;        /* pipelining segment in bytes (0: none) */
     int pattern_k;         /* 0: ECO's trees; else a k-ary tree over ranks */
+    unsigned calls;        /* collectives begun */
+    unsigned death_call;   /* the call during which an exit was first seen */
 };
 
 /* Tags: one fresh tag per collective call, from a sequence number. */

@@ -10,7 +10,7 @@
  * ECOI_TAG_BASE | seq range). */
 #define ECOI_TAG_EXIT 0x46000001   /* PVM's exit notice of a member */
 #define ECOI_TAG_ABORT 0x46000002  /* a member gave up on a collective */
-#define ECOI_TAG_BOOT 0x47000000   /* | 24 bits of the task list's hash */
+#define ECOI_TAG_BOOT 0x47000000   /* rank 0's boot message */
 
 /* The context in which eco_init's first message travels: below the range
  * pvm_newcontext hands out (host number << 18), so never one of those. */

@@ -181,6 +181,22 @@ static int l_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
     return rc;
 }
 
+static int l_poll(ecoi_transport *t)
+{
+    local_tp *p = (local_tp *)t;
+    ecoi_local_world *w = p->w;
+    int rc = ECO_OK;
+
+    pthread_mutex_lock(&w->lock);
+    for (int r = 0; r < w->n; r++)
+        rc += w->dead[r];
+    for (int r = 0; r < w->n; r++)
+        if (w->aborted[p->rank * w->n + r])
+            rc = ECO_ERR_PEER;
+    pthread_mutex_unlock(&w->lock);
+    return rc;
+}
+
 static void l_abort(ecoi_transport *t, const int *peers, int npeers)
 {
     local_tp *p = (local_tp *)t;
@@ -210,6 +226,7 @@ ecoi_transport *ecoi_local_transport(ecoi_local_world *w, int rank)
     p->base.leave = l_nothing;
     p->base.send = l_send;
     p->base.recv = l_recv;
+    p->base.poll = l_poll;
     p->base.abort = l_abort;
     p->base.destroy = l_destroy;
     return &p->base;

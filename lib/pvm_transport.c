@@ -204,6 +204,19 @@ static int tp_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
     return rc;
 }
 
+static int tp_poll(ecoi_transport *t)
+{
+    pvm_tp *p = (pvm_tp *)t;
+    int dead = 0;
+
+    if (pvm_probe(-1, ECOI_TAG_ABORT) > 0)
+        return ECO_ERR_PEER;
+    read_exits(p);
+    for (int r = 0; r < p->n; r++)
+        dead += p->dead[r];
+    return dead;
+}
+
 static void tp_abort(ecoi_transport *t, const int *peers, int npeers)
 {
     pvm_tp *p = (pvm_tp *)t;
@@ -276,6 +289,7 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
     p->base.leave = tp_leave;
     p->base.send = tp_send;
     p->base.recv = tp_recv;
+    p->base.poll = tp_poll;
     p->base.abort = tp_abort;
     p->base.destroy = tp_destroy;
     return &p->base;

@@ -311,6 +311,26 @@ static int victim_body(eco_ctx *ctx, member *me)
     return ECO_OK;
 }
 
+/* Broadcasts from rank 0 after member 3 died: a member that only sends
+ * may finish the call during which it first sees the exit (member 3 might
+ * have finished that one before dying); every survivor fails by the call
+ * after. */
+static pthread_barrier_t died;   /* member 3 is dead before anyone starts */
+
+static int sender_body(eco_ctx *ctx, member *me)
+{
+    int x = 5;
+
+    if (me->rank == 3)
+        ecoi_local_kill(me->w, 3);
+    pthread_barrier_wait(&died);
+    if (me->rank == 3)
+        return ECO_OK;
+    eco_bcast(ctx, &x, 1, PVM_INT, 0);
+    me->rep.checks = eco_bcast(ctx, &x, 1, PVM_INT, 0);
+    return ECO_OK;
+}
+
 static void test_member_dies(void)
 {
     config c;
@@ -323,8 +343,19 @@ static void test_member_dies(void)
         if (r == 3)
             continue;
         CU_ASSERT_EQUAL(ms[r].rep.checks, ECO_ERR_PEER);   /* the reduce */
+        if (ms[r].rep.checks != ECO_ERR_PEER)
+            fprintf(stderr, "\n  rank %d: reduce returned %d\n", r, ms[r].rep.checks);
         CU_ASSERT_EQUAL(ms[r].rep.failures, ECO_ERR_PEER); /* the barrier */
     }
+    free(ms);
+    ecoi_local_world_free(w);
+    w = NULL;
+    pthread_barrier_init(&died, NULL, (unsigned)c.n);
+    ms = run_members(&c, ECOT_QUICK, sender_body, &w);
+    pthread_barrier_destroy(&died);
+    for (int r = 0; r < c.n; r++)
+        if (r != 3)
+            CU_ASSERT_EQUAL(ms[r].rep.checks, ECO_ERR_PEER);
     free(ms);
     ecoi_local_world_free(w);
 }
