@@ -13,11 +13,11 @@
 /* Elements per segment for a datatype of the given size (at least 1). */
 static size_t segment_elems(const eco_ctx *c, size_t count, size_t size)
 {
-    size_t e;
+    size_t seg = ecoi_segment_for(c, count * size), e;
 
-    if (c->segment == 0 || count == 0)
+    if (seg == 0 || count == 0)
         return count ? count : 1;
-    e = c->segment / size;
+    e = seg / size;
     return e ? e : 1;
 }
 
@@ -72,7 +72,7 @@ int eco_bcast(eco_ctx *ctx, void *buf, int count, int datatype, int root)
         return rc;
     if ((rc = ecoi_begin(ctx)) != ECO_OK)
         return rc;
-    rc = ecoi_ctx_tree(ctx, root, &t);
+    rc = ecoi_ctx_tree_for(ctx, root, (size_t)count * ecoi_type_size(datatype), &t);
     if (rc == ECO_OK)
         rc = ecoi_tree_bcast(ctx, t, ecoi_next_tag(ctx), buf, (size_t)count, datatype);
     return ecoi_end(ctx, rc);

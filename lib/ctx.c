@@ -6,21 +6,45 @@
 #include <string.h>
 #include "eco_coll.h"
 
-/* Default pipelining segment; ECO_SEGMENT_SIZE overrides (0 disables). */
-#define ECOI_DEFAULT_SEGMENT (64 * 1024)
+/* Segments between these bounds, about an eighth of the message: enough
+ * segments to pipeline across a few subnet hops, few enough that PVM's
+ * per-message cost stays small. */
+#define ECOI_SEGMENT_MIN 4096
+#define ECOI_SEGMENT_MAX 65536
+#define ECOI_DEFAULT_LARGE 8192
 
-size_t ecoi_segment_from_env(void)
+static long env_bytes(const char *name, long dflt)
 {
-    const char *s = getenv("ECO_SEGMENT_SIZE");
+    const char *s = getenv(name);
     char *end;
     long v;
 
     if (!s || !*s)
-        return ECOI_DEFAULT_SEGMENT;
+        return dflt;
     v = strtol(s, &end, 10);
     if (*end || v < 0)
-        return ECOI_DEFAULT_SEGMENT;
-    return v > (1L << 30) ? (size_t)1 << 30 : (size_t)v;
+        return dflt;
+    return v > (1L << 30) ? 1L << 30 : v;
+}
+
+long ecoi_segment_from_env(void)
+{
+    return env_bytes("ECO_SEGMENT_SIZE", -1);
+}
+
+long ecoi_large_from_env(void)
+{
+    return env_bytes("ECO_CHAIN_BYTES", ECOI_DEFAULT_LARGE);
+}
+
+size_t ecoi_segment_for(const eco_ctx *c, size_t bytes)
+{
+    size_t seg = bytes / 8;
+
+    if (!c->segment_auto)
+        return c->segment;
+    return seg < ECOI_SEGMENT_MIN ? ECOI_SEGMENT_MIN
+         : seg > ECOI_SEGMENT_MAX ? ECOI_SEGMENT_MAX : seg;
 }
 
 int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,
@@ -37,12 +61,16 @@ int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,
     c->rank = rank;
     c->map = map;
     c->tp = tp;
-    c->segment = ecoi_segment_from_env();
+    c->segment_auto = ecoi_segment_from_env() < 0;
+    c->segment = c->segment_auto ? 0 : (size_t)ecoi_segment_from_env();
+    c->large = (size_t)ecoi_large_from_env();
     c->member_host = malloc((size_t)n * sizeof *c->member_host);
     c->trees = calloc((size_t)n, sizeof *c->trees);
-    if (!c->member_host || !c->trees) {
+    c->chains = calloc((size_t)n, sizeof *c->chains);
+    if (!c->member_host || !c->trees || !c->chains) {
         free(c->member_host);
         free(c->trees);
+        free(c->chains);
         free(c);
         return ECO_ERR_NOMEM;
     }
@@ -55,9 +83,12 @@ void ecoi_ctx_destroy(eco_ctx *c)
 {
     if (!c)
         return;
-    for (int r = 0; r < c->n; r++)
+    for (int r = 0; r < c->n; r++) {
         eco_tree_free(&c->trees[r]);
+        eco_tree_free(&c->chains[r]);
+    }
     free(c->trees);
+    free(c->chains);
     free(c->member_host);
     eco_map_free(c->map);
     if (c->tp)
@@ -85,6 +116,20 @@ int ecoi_ctx_tree(eco_ctx *c, int root, const eco_tree **tree)
  * on: it cannot have taken part in that one.  Within the current call, a
  * member waiting on the dead one fails there (the transport's receive).
  */
+int ecoi_ctx_tree_for(eco_ctx *c, int root, size_t bytes, const eco_tree **tree)
+{
+    if (c->pattern_k || !c->large || bytes < c->large || !c->map || c->map->nsubnets < 3)
+        return ecoi_ctx_tree(c, root, tree);
+    if (!c->chains[root]) {
+        int rc = ecoi_tree_build_chain(c->map, c->n, c->member_host, root,
+                                       &c->chains[root]);
+        if (rc != ECO_OK)
+            return rc;
+    }
+    *tree = c->chains[root];
+    return ECO_OK;
+}
+
 int ecoi_begin(eco_ctx *c)
 {
     int dead;

@@ -64,6 +64,10 @@ struct eco_ctx {
     unsigned seq;          /* collectives started: gives each its tags */
     int broken;            /* a peer failed: every later call fails */
     size_t segment;        /* pipelining segment in bytes (0: none) */
+    int segment_auto;      /* segment from the message size instead */
+    size_t large;          /* from this many bytes on, bcast and reduce
+                            * chain the subnets (0: never) */
+    eco_tree **chains;     /* [n] per-root trees with chained subnets */
     int pattern_k;         /* 0: ECO's trees; else a k-ary tree over ranks */
     unsigned calls;        /* collectives begun */
     unsigned death_call;   /* the call during which an exit was first seen */
@@ -77,8 +81,19 @@ static inline int ecoi_next_tag(eco_ctx *c)
     return ECOI_TAG_BASE | (int)(c->seq++ & ECOI_TAG_MASK);
 }
 
-/* The pipelining segment in bytes: $ECO_SEGMENT_SIZE or 64 KiB. */
-size_t ecoi_segment_from_env(void);
+/* The pipelining segment in bytes from $ECO_SEGMENT_SIZE, or -1 (when
+ * unset): chosen per message by ecoi_segment_for. */
+long ecoi_segment_from_env(void);
+/* From how many bytes on subnets are chained: $ECO_CHAIN_BYTES or 8192. */
+long ecoi_large_from_env(void);
+/* The segment for a message of `bytes` bytes (the same at every member). */
+size_t ecoi_segment_for(const eco_ctx *c, size_t bytes);
+/* The tree for a root and a message size: ECO's tree, or for long
+ * messages (>= c->large bytes, three subnets or more) the tree whose
+ * subnets form a chain (ecoi_tree_build_chain). */
+int ecoi_ctx_tree_for(eco_ctx *c, int root, size_t bytes, const eco_tree **tree);
+int ecoi_tree_build_chain(const eco_map *map, int n, const int *member_host,
+                          int root, eco_tree **tree);
 
 /* Make a context over an agreed map; takes ownership of map and tp. */
 int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,

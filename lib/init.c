@@ -22,7 +22,7 @@ typedef struct boot {
     int status;
     int n;
     int hash;
-    int pvmctx, encoding, segment;
+    int pvmctx, encoding, segment, large;
     int nh, nsub;
     char **names;       /* [nh] sorted */
     int *member_host;   /* [n] */
@@ -262,6 +262,7 @@ static int make_boot(boot *b, const char *file, const int *tids)
             rc = ECO_ERR_PVM;
     }
     b->segment = (int)ecoi_segment_from_env();
+    b->large = (int)ecoi_large_from_env();
     eco_map_free(fmap);
     return rc;
 }
@@ -282,6 +283,7 @@ static int pack_boot(boot *b)
     rc |= pvm_pkint(&b->pvmctx, 1, 1);
     rc |= pvm_pkint(&b->encoding, 1, 1);
     rc |= pvm_pkint(&b->segment, 1, 1);
+    rc |= pvm_pkint(&b->large, 1, 1);
     rc |= pvm_pkint(&b->nh, 1, 1);
     rc |= pvm_pkint(&b->nsub, 1, 1);
     for (int h = 0; h < b->nh; h++)
@@ -306,6 +308,7 @@ static int unpack_boot(boot *b)
     rc |= pvm_upkint(&b->pvmctx, 1, 1);
     rc |= pvm_upkint(&b->encoding, 1, 1);
     rc |= pvm_upkint(&b->segment, 1, 1);
+    rc |= pvm_upkint(&b->large, 1, 1);
     rc |= pvm_upkint(&b->nh, 1, 1);
     rc |= pvm_upkint(&b->nsub, 1, 1);
     if (rc < 0 || b->nh < 1 || b->nh > b->n || b->nsub < 1 || b->nsub > b->nh)
@@ -466,7 +469,10 @@ static int make_ctx(const boot *b, int n, const int *tids, int rank, eco_ctx **c
         tp->destroy(tp);
         return rc;
     }
-    (*ctx)->segment = (size_t)b->segment;
+    /* Rank 0's settings, so that every member cuts and routes alike. */
+    (*ctx)->segment_auto = b->segment < 0;
+    (*ctx)->segment = b->segment < 0 ? 0 : (size_t)b->segment;
+    (*ctx)->large = (size_t)b->large;
     rc = ecoi_pvm_watch(tp);
     if (rc != ECO_OK) {
         ecoi_ctx_destroy(*ctx);

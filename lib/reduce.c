@@ -17,7 +17,7 @@ int ecoi_tree_reduce(eco_ctx *c, const eco_tree *t, int tag, const void *mine,
 {
     const int me = c->rank, parent = t->parent[me];
     const size_t size = ecoi_type_size(datatype);
-    size_t step = c->segment ? c->segment / size : count;
+    size_t seg = ecoi_segment_for(c, count * size), step = seg ? seg / size : count;
     char *acc, *in;
     int rc = ECO_OK;
 
@@ -68,7 +68,7 @@ int eco_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
     if ((rc = ecoi_begin(ctx)) != ECO_OK)
         return rc;
     top = root == ECO_ALL ? 0 : root;
-    rc = ecoi_ctx_tree(ctx, top, &t);
+    rc = ecoi_ctx_tree_for(ctx, top, (size_t)count * ecoi_type_size(datatype), &t);
     if (rc == ECO_OK)
         rc = ecoi_tree_reduce(ctx, t, ecoi_next_tag(ctx), sendbuf, recvbuf,
                               (size_t)count, datatype, op);

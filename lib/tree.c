@@ -5,6 +5,7 @@
  * per root; the collectives only walk the result (struct eco_tree in
  * eco_map_impl.h).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,7 @@ typedef struct build {
     int *sfirst;       /* [nsub] first child subnet in schedule order, -1 if none */
     int *snext;        /* [nsub] next sibling in schedule order, -1 if none */
     int *slast;        /* [nsub] last child (for appending) */
+    int chain;         /* subnets in a chain (see ecoi_tree_build_chain) */
 } build;
 
 /* A member's sort key: its host, or a key of its own for host -1. */
@@ -483,7 +485,9 @@ static void apply_pick(build *b, sched *q, pick p)
     q->informed[p.t] = 1;
     if (p.s >= q->c.sm)
         heap_pop(&q->h);     /* s was the top; re-insert with its new time */
-    q->ready[p.s] = p.at;
+    /* In a chain a subnet passes the message on once: only the newest
+     * subnet is ever ready to send. */
+    q->ready[p.s] = b->chain ? INFINITY : p.at;
     q->ready[p.t] = p.at;
     if (p.s >= q->c.sm)
         heap_push(&q->h, p.s);
@@ -728,8 +732,8 @@ static int tree_fill(const build *b, eco_tree *t)
  * O(sm^2 log sm + S * sm + S log S) for S subnets of which sm have mapped
  * hosts (unmapped subnets all cost the same and share one heap).
  */
-int eco_tree_build(const eco_map *map, int n, const int *member_host,
-                   int root, eco_tree **tree)
+static int build_tree(const eco_map *map, int n, const int *member_host,
+                      int root, int chain, eco_tree **tree)
 {
     build b;
     eco_tree *t = NULL;
@@ -737,6 +741,7 @@ int eco_tree_build(const eco_map *map, int n, const int *member_host,
     if (rc != ECO_OK)
         return rc;
     memset(&b, 0, sizeof b);
+    b.chain = chain;
     b.map = map;
     b.mh = member_host;
     b.n = n;
@@ -757,6 +762,29 @@ int eco_tree_build(const eco_map *map, int n, const int *member_host,
     }
     *tree = t;
     return ECO_OK;
+}
+
+int eco_tree_build(const eco_map *map, int n, const int *member_host,
+                   int root, eco_tree **tree)
+{
+    return build_tree(map, n, member_host, root, 0, tree);
+}
+
+/*
+ * The same tree, except that the subnets form a CHAIN: from the root's
+ * subnet, each subnet passes the message on to the cheapest subnet not
+ * yet reached (ties: the lower subnet).  For long, pipelined messages:
+ * every link into and out of a subnet then carries the message once,
+ * where a fan-out sends one copy per child subnet through the sender's
+ * own link.
+ *
+ *      root's subnet --> nearest --> next nearest --> ...
+ *          (each subnet: the same k-ary host and task trees)
+ */
+int ecoi_tree_build_chain(const eco_map *map, int n, const int *member_host,
+                          int root, eco_tree **tree)
+{
+    return build_tree(map, n, member_host, root, 1, tree);
 }
 
 /* ------------------------------------------------------------------ */

@@ -237,6 +237,39 @@ static void test_patterns(void)
     current_pattern = NULL;
 }
 
+/* Long messages chain the subnets: each subnet passes the message on to
+ * at most one other subnet, and every subnet is still entered once. */
+static void test_chain_trees(void)
+{
+    config c;
+
+    random_config(&c, 20, 7, 16);
+    for (int root = 0; root < c.n; root++) {
+        eco_map *m = make_map(&c);
+        eco_tree *t = NULL;
+        int entered = 0;
+        CU_ASSERT_FATAL(ecoi_tree_build_chain(m, c.n, c.member_host, root, &t) == ECO_OK);
+        for (int x = 0; x < c.n; x++) {
+            int out = 0;
+            for (int i = t->child_off[x]; i < t->child_off[x + 1]; i++)
+                out += t->kind[t->child[i]] == ECO_EDGE_SUBNETS;
+            CU_ASSERT(out <= 1);
+            entered += t->kind[x] == ECO_EDGE_SUBNETS;
+        }
+        CU_ASSERT_EQUAL(entered, c.nsub - 1);
+        eco_tree_free(&t);
+        eco_map_free(m);
+    }
+    /* The collectives over them: chain from 16 bytes on, 64-byte segments. */
+    setenv("ECO_CHAIN_BYTES", "16", 1);
+    setenv("ECO_SEGMENT_SIZE", "64", 1);
+    random_config(&c, 11, 5, 8);
+    run_battery(&c, ECOT_QUICK);
+    unsetenv("ECO_SEGMENT_SIZE");
+    run_battery(&c, ECOT_QUICK);
+    unsetenv("ECO_CHAIN_BYTES");
+}
+
 /* ------------------------------------------------------------------ */
 /* Bad arguments: an error code, and nothing sent.                     */
 /* ------------------------------------------------------------------ */
@@ -368,6 +401,7 @@ static const eco_test tests[] = {
     { "random shapes 2..20 members", test_random_shapes },
     { "every datatype and 1 MiB", test_full_depth },
     { "k-ary shapes over ranks", test_kary_shapes },
+    { "chained subnets for long messages", test_chain_trees },
     { "star, binary, kary3, chain patterns", test_patterns },
     { "bad arguments send nothing", test_bad_arguments },
     { "a member dies mid-collective", test_member_dies },
