@@ -4,16 +4,21 @@
  *   eco-show [--dot] SUBNETFILE               summary (or clusters in dot)
  *   eco-show [--dot] --subnets SUBNETFILE     one line per subnet
  *   eco-show [--dot] --tree HOST SUBNETFILE   the ECO tree rooted at HOST
+ *   eco-show --svg FILE [...] SUBNETFILE      the Graphviz picture as SVG
  *
- * Exit status: 0 success, 1 a bad file, an unknown host or a failed
- * write, 2 usage.  Uses only the public API.
+ * Exit status: 0 success, 1 a bad file, an unknown host, a failed write
+ * or no Graphviz for --svg, 2 usage.  Uses only the public API.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "eco.h"
 
@@ -24,6 +29,7 @@ enum view { VIEW_SUMMARY, VIEW_SUBNETS, VIEW_TREE };
 typedef struct options {
     enum view view;
     int dot;
+    const char *svg;    /* --svg FILE */
     const char *root;   /* --tree HOST */
     const char *file;
 } options;
@@ -50,13 +56,17 @@ static void usage(FILE *out)
             "                     one line \"HOST PARENT\" per host in preorder ('-' for\n"
             "                     the root's parent)\n"
             "  -d, --dot          write Graphviz (dot) instead: one cluster per subnet,\n"
-            "                     plus the tree's edges with --tree\n"
+            "                     plus the tree's edges with --tree (those between\n"
+            "                     subnets bold, red and labelled with their cost)\n"
+            "      --svg=FILE     run Graphviz's dot on that graph and write the\n"
+            "                     picture to FILE as SVG (needs dot(1) in PATH)\n"
             "  -h, --help         show this help and exit\n"
             "  -V, --version      show the version and exit\n"
             "\n"
             "Without --subnets or --tree: a summary (hosts, subnets, threshold; per\n"
-            "subnet its hosts, k and inside costs; the cheapest cost between subnets).\n"
-            "Example: " PROG " --tree a --dot figure1.subnets | dot -Tsvg > tree.svg\n"
+            "subnet its hosts, k and inside costs; the costs between subnets: the\n"
+            "cheapest in a table, then cheapest, median and dearest per pair).\n"
+            "Example: " PROG " --tree a --svg tree.svg figure1.subnets\n"
             "See eco-show(1).\n");
 }
 
@@ -75,6 +85,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"subnets", no_argument, NULL, 's'},
         {"tree", required_argument, NULL, 't'},
         {"dot", no_argument, NULL, 'd'},
+        {"svg", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -95,6 +106,9 @@ static int parse_args(int argc, char **argv, options *o)
             break;
         case 'd':
             o->dot = 1;
+            break;
+        case 'S':
+            o->svg = optarg;
             break;
         case 'h':
             usage(stdout);
@@ -211,32 +225,72 @@ static double between(const layout *l, int s, int t)
 /* The summary                                                         */
 /* ------------------------------------------------------------------ */
 
-/* "inside: cheapest X, median Y, dearest Z (P of Q pairs measured)". */
-static void print_inside(const layout *l, int s)
+/* The measured costs between subnets s and t (s == t: inside), sorted;
+ * *m measured of *pairs. */
+static double *pair_costs(const layout *l, int s, int t, int *m, size_t *pairs)
 {
-    int n = l->start[s + 1] - l->start[s], m = 0;
-    size_t pairs = (size_t)n * (size_t)(n - 1) / 2;
-    double *c = xmalloc(pairs * sizeof *c), med;
-    char b1[32], b2[32], b3[32];
+    size_t ns = (size_t)(l->start[s + 1] - l->start[s]);
+    size_t nt = (size_t)(l->start[t + 1] - l->start[t]);
+    double *c;
 
+    *pairs = s == t ? ns * (ns - 1) / 2 : ns * nt;
+    c = xmalloc((*pairs + 1) * sizeof *c);
+    *m = 0;
     for (int i = l->start[s]; i < l->start[s + 1]; i++)
-        for (int j = i + 1; j < l->start[s + 1]; j++) {
+        for (int j = s == t ? i + 1 : l->start[t]; j < l->start[t + 1]; j++) {
             double x = eco_map_cost(l->map, l->host[i], l->host[j]);
             if (x >= 0.0)
-                c[m++] = x;
+                c[(*m)++] = x;
         }
-    if (n < 2)
-        printf("  inside: one host\n");
-    else if (m == 0)
-        printf("  inside: none of %zu pairs measured\n", pairs);
-    else {
-        qsort(c, (size_t)m, sizeof *c, cmp_double);
-        med = m % 2 ? c[m / 2] : (c[m / 2 - 1] + c[m / 2]) / 2.0;
-        printf("  inside: cheapest %s, median %s, dearest %s (%d/%zu pairs measured)\n",
-               fmt_cost(c[0], b1, sizeof b1), fmt_cost(med, b2, sizeof b2),
-               fmt_cost(c[m - 1], b3, sizeof b3), m, pairs);
+    qsort(c, (size_t)*m, sizeof *c, cmp_double);
+    return c;
+}
+
+/* "LABEL: cheapest X, median Y, dearest Z (P/Q pairs measured)". */
+static void print_costs(const char *label, const double *c, int m, size_t pairs)
+{
+    char b1[32], b2[32], b3[32];
+    double med;
+
+    if (m == 0) {
+        printf("  %s: none of %zu pairs measured\n", label, pairs);
+        return;
     }
+    med = m % 2 ? c[m / 2] : (c[m / 2 - 1] + c[m / 2]) / 2.0;
+    printf("  %s: cheapest %s, median %s, dearest %s (%d/%zu pairs measured)\n", label,
+           fmt_cost(c[0], b1, sizeof b1), fmt_cost(med, b2, sizeof b2),
+           fmt_cost(c[m - 1], b3, sizeof b3), m, pairs);
+}
+
+/* "inside: cheapest X, median Y, dearest Z (P/Q pairs measured)". */
+static void print_inside(const layout *l, int s)
+{
+    int m;
+    size_t pairs;
+    double *c = pair_costs(l, s, s, &m, &pairs);
+
+    if (l->start[s + 1] - l->start[s] < 2)
+        printf("  inside: one host\n");
+    else
+        print_costs("inside", c, m, pairs);
     free(c);
+}
+
+/* Every pair of subnets: cheapest, median and dearest measured cost. */
+static void print_between_pairs(const layout *l)
+{
+    char label[64];
+
+    printf("\nbetween subnets, per pair:\n");
+    for (int s = 0; s < l->nsubnets; s++)
+        for (int t = s + 1; t < l->nsubnets; t++) {
+            int m;
+            size_t pairs;
+            double *c = pair_costs(l, s, t, &m, &pairs);
+            snprintf(label, sizeof label, "%d and %d", s, t);
+            print_costs(label, c, m, pairs);
+            free(c);
+        }
 }
 
 /* The table of the cheapest cost between each pair of subnets. */
@@ -282,8 +336,10 @@ static int show_summary(const layout *l)
         printf("\n");
         print_inside(l, s);
     }
-    if (l->nsubnets > 1)
+    if (l->nsubnets > 1) {
         print_between(l);
+        print_between_pairs(l);
+    }
     return 0;
 }
 
@@ -390,69 +446,159 @@ static int show_tree(const layout *l, const char *root)
 /* ------------------------------------------------------------------ */
 
 /* A double-quoted dot ID. */
-static void dot_id(const char *s)
+static void dot_id(FILE *out, const char *s)
 {
-    putchar('"');
+    putc('"', out);
     for (; *s; s++) {
         if (*s == '"' || *s == '\\')
-            putchar('\\');
-        putchar(*s);
+            putc('\\', out);
+        putc(*s, out);
     }
-    putchar('"');
+    putc('"', out);
 }
 
-static void dot_clusters(const layout *l, int root)
+static void dot_clusters(FILE *out, const layout *l, int root)
 {
     for (int s = 0; s < l->nsubnets; s++) {
-        printf("  subgraph cluster_%d {\n", s);
-        printf("    label=\"subnet %d (k=%d)\";\n", s, eco_map_degree(l->map, s));
-        printf("    style=rounded;\n");
+        fprintf(out, "  subgraph cluster_%d {\n", s);
+        fprintf(out, "    label=\"subnet %d (k=%d)\";\n", s, eco_map_degree(l->map, s));
+        fprintf(out, "    style=rounded;\n");
         for (int i = l->start[s]; i < l->start[s + 1]; i++) {
-            printf("    ");
-            dot_id(eco_map_host(l->map, l->host[i]));
-            printf(l->host[i] == root ? " [peripheries=2];\n" : ";\n");
+            fprintf(out, "    ");
+            dot_id(out, eco_map_host(l->map, l->host[i]));
+            fprintf(out, l->host[i] == root ? " [peripheries=2];\n" : ";\n");
         }
-        printf("  }\n");
+        fprintf(out, "  }\n");
     }
 }
 
 /* The tree's edges, parents in preorder and children in sending order
- * (dot keeps that order left to right); edges between subnets bold. */
-static void dot_edges(const layout *l, const eco_tree *t)
+ * (dot keeps that order left to right); edges between subnets bold, red
+ * and labelled with their measured cost, as in Figure 3 of the paper. */
+static void dot_edges(FILE *out, const layout *l, const eco_tree *t)
 {
     int *order = preorder(t);
+    char buf[32];
 
     for (int i = 0; i < l->nhosts; i++) {
         int p = order[i];
         const int *ch = eco_tree_children(t, p);
         for (int j = 0; j < eco_tree_nchildren(t, p); j++) {
-            printf("  ");
-            dot_id(eco_map_host(l->map, p));
-            printf(" -> ");
-            dot_id(eco_map_host(l->map, ch[j]));
-            if (eco_map_subnet_of(l->map, p) != eco_map_subnet_of(l->map, ch[j]))
-                printf(" [style=bold, color=red, penwidth=2]");
-            printf(";\n");
+            double c = eco_map_cost(l->map, p, ch[j]);
+            fprintf(out, "  ");
+            dot_id(out, eco_map_host(l->map, p));
+            fprintf(out, " -> ");
+            dot_id(out, eco_map_host(l->map, ch[j]));
+            if (eco_map_subnet_of(l->map, p) != eco_map_subnet_of(l->map, ch[j])) {
+                fprintf(out, " [style=bold, color=red, penwidth=2");
+                if (c > 0.0)
+                    fprintf(out, ", label=\"%s\", fontcolor=red",
+                            fmt_cost(c, buf, sizeof buf));
+                fprintf(out, "]");
+            }
+            fprintf(out, ";\n");
         }
     }
     free(order);
 }
 
-static int show_dot(const layout *l, const char *root)
+static int write_dot(FILE *out, const layout *l, const char *root)
 {
     eco_tree *t = NULL;
 
     if (root && build_tree(l, root, &t) != 0)
         return 1;
-    printf("%s eco {\n", t ? "digraph" : "graph");
-    printf("  node [shape=box, fontname=\"Helvetica\"];\n");
-    printf("  graph [fontname=\"Helvetica\"];\n");
-    dot_clusters(l, t ? eco_tree_root(t) : -1);
+    fprintf(out, "%s eco {\n", t ? "digraph" : "graph");
+    fprintf(out, "  node [shape=box, fontname=\"Helvetica\"];\n");
+    fprintf(out, "  graph [fontname=\"Helvetica\"];\n");
+    fprintf(out, "  edge [fontname=\"Helvetica\"];\n");
+    if (t) {
+        char title[ECO_MAX_HOSTNAME + 64];
+        snprintf(title, sizeof title, "ECO broadcast tree from %s",
+                 eco_map_host(l->map, eco_tree_root(t)));
+        fprintf(out, "  labelloc=t;\n  label=");
+        dot_id(out, title);
+        fprintf(out, ";\n");
+    }
+    dot_clusters(out, l, t ? eco_tree_root(t) : -1);
     if (t)
-        dot_edges(l, t);
-    printf("}\n");
+        dot_edges(out, l, t);
+    fprintf(out, "}\n");
     eco_tree_free(&t);
     return 0;
+}
+
+static int show_dot(const layout *l, const char *root)
+{
+    return write_dot(stdout, l, root);
+}
+
+/* ------------------------------------------------------------------ */
+/* --svg                                                               */
+/* ------------------------------------------------------------------ */
+
+/* The full path of `dot` in PATH, or NULL. */
+static const char *find_dot(char *buf, size_t len)
+{
+    const char *path = getenv("PATH");
+
+    while (path && *path) {
+        size_t n = strcspn(path, ":");
+        snprintf(buf, len, "%.*s/dot", (int)n, n ? path : ".");
+        if (access(buf, X_OK) == 0)
+            return buf;
+        path += n + (path[n] == ':');
+    }
+    return NULL;
+}
+
+/* Pipe the graph through `dot -Tsvg` into a temporary file next to svg,
+ * then rename it over svg: an old picture stays whole on failure. */
+static int show_svg(const layout *l, const char *root, const char *svg)
+{
+    char dot[4200], tmp[4200];
+    int fds[2], status = 0, rc;
+    FILE *to;
+    pid_t pid;
+
+    if (!find_dot(dot, sizeof dot)) {
+        fprintf(stderr, PROG ": --svg needs Graphviz's dot, which is not in PATH "
+                        "(install graphviz, or write --dot and convert it elsewhere)\n");
+        return 1;
+    }
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", svg, (long)getpid());
+    if (pipe(fds) != 0 || (pid = fork()) < 0) {
+        fprintf(stderr, PROG ": cannot run %s: %s\n", dot, strerror(errno));
+        return 1;
+    }
+    if (pid == 0) {
+        dup2(fds[0], STDIN_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execl(dot, "dot", "-Tsvg", "-o", tmp, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[0]);
+    signal(SIGPIPE, SIG_IGN);
+    to = fdopen(fds[1], "w");
+    rc = to ? write_dot(to, l, root) : 1;
+    if (to)
+        fclose(to);
+    else
+        close(fds[1]);
+    waitpid(pid, &status, 0);
+    if (rc == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
+        fprintf(stderr, PROG ": %s -Tsvg failed (exit %d)\n", dot,
+                WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+        rc = 1;
+    }
+    if (rc == 0 && rename(tmp, svg) != 0) {
+        fprintf(stderr, PROG ": %s: %s\n", svg, strerror(errno));
+        rc = 1;
+    }
+    if (rc != 0)
+        unlink(tmp);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -466,7 +612,9 @@ static int run(const options *o, const eco_map *map)
         layout_free(&l);
         return 1;
     }
-    if (o->dot)
+    if (o->svg)
+        rc = show_svg(&l, o->view == VIEW_TREE ? o->root : NULL, o->svg);
+    else if (o->dot)
         rc = show_dot(&l, o->view == VIEW_TREE ? o->root : NULL);
     else if (o->view == VIEW_SUBNETS)
         rc = show_subnets(&l);
@@ -480,7 +628,7 @@ static int run(const options *o, const eco_map *map)
 
 int main(int argc, char **argv)
 {
-    options o = {VIEW_SUMMARY, 0, NULL, NULL};
+    options o = {VIEW_SUMMARY, 0, NULL, NULL, NULL};
     eco_map *map = NULL;
     char err[1024] = "";
     int rc;

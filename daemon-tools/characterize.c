@@ -1,0 +1,778 @@
+/*
+ * characterize.c -- the PVM master of eco-characterize(1) and ecod(8):
+ * section 3 of the ECO paper, plus the degree k of each subnet's tree
+ * chosen by measurement (the paper's future work).
+ *
+ *   1. The hosts: --hosts, else every host of pvm_config.
+ *   2. One probe per host (eco-probe, by absolute path); each says hello.
+ *   3. The pairs, one at a time: the master tells probe A to time
+ *      samples of `rounds` round trips of `size` bytes with probe B over a
+ *      direct route, and waits for them before the next pair.  One-way
+ *      time = sample / (2 * rounds); the pair's cost is the minimum of
+ *      its `trials` samples; median and dearest are kept for diagnosis.
+ *      All pairs: a pass that connects every pair's direct route, then
+ *      `trials` passes over every pair, one sample each time, as the paper
+ *      does.  The cheap mode (sparse.c): the pairs it asks
+ *      for, all samples of a pair at once (it needs the cost to go on).
+ *   4. ECO's partition of the costs (eco_map_partition).
+ *   5. For each subnet of >= 3 hosts, k = 1 .. min(4, hosts - 1): the
+ *      subnet's probes run eco_init with a subnet file holding only their
+ *      hosts as one subnet of degree k, then `degree_trials` broadcasts of
+ *      `size` bytes from the subnet's first host, each timed from its
+ *      start to the last acknowledgement; the k with the lowest median
+ *      wins (ties: the smaller k).
+ *   6. The probes are told to quit.
+ *
+ * Failures (a probe exits, a host leaves, no answer within --timeout, a
+ * signal in ecoc_stop) stop everything: the probes are killed and the
+ * caller gets the reason.  Nothing is written here.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <pvm3.h>
+
+#include "characterize.h"
+
+typedef struct master {
+    const ecoc_options *o;
+    ecoc_result *r;
+    int *tid;              /* [n] probe of each host, 0 before spawning */
+    int *dtid;             /* [n] pvmd of each host */
+    int nd, *dtids;        /* distinct pvmds, notified on deletion */
+    char *err;
+    size_t errlen;
+    double start;          /* wall time of the start */
+    double measure_start;  /* of the first pair */
+    double last_start;     /* of the last pair, for --rate */
+    long done, left;       /* measurements made, expected still */
+    const char *unit;      /* what done/left count: "pairs" or "pair samples" */
+    double shown;          /* when the progress line was last drawn */
+    int pass;              /* all pairs: the pass (1..trials), else 0 */
+    int progress_shown;
+} master;
+
+static double now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int fail(master *m, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(master *m, int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(m->err, m->errlen, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static const char *pvm_reason(int code)
+{
+    switch (code) {
+    case PvmNoFile: return "no such file on that host";
+    case PvmNoHost: return "no such host";
+    case PvmSysErr: return "cannot contact the PVM daemon";
+    case PvmDenied: return "permission denied";
+    case PvmOutOfRes: return "out of resources";
+    case PvmNoMem: return "out of memory";
+    case PvmHostFail: return "host failed";
+    case PvmBadParam: return "bad parameter";
+    default: return "PVM error";
+    }
+}
+
+static const char *signame(int sig)
+{
+    switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return "a signal";
+    }
+}
+
+/* The host of one of our probes, or NULL. */
+static const char *host_of_tid(const master *m, int tid)
+{
+    for (int i = 0; m->tid && i < m->r->n; i++)
+        if (m->tid[i] == tid)
+            return m->r->host[i].name;
+    return NULL;
+}
+
+/* The name of our host with pvmd dtid when it has really left the
+ * virtual machine (a cancelled notice of an earlier run is not), or NULL. */
+static const char *host_gone(const master *m, int dtid)
+{
+    struct pvmhostinfo *hi;
+    int nhost, narch;
+
+    if (pvm_config(&nhost, &narch, &hi) >= 0)
+        for (int h = 0; h < nhost; h++)
+            if (hi[h].hi_tid == dtid)
+                return NULL;
+    for (int i = 0; m->dtid && i < m->r->n; i++)
+        if (m->dtid[i] == dtid)
+            return m->r->host[i].pvmhost;
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Progress (stderr, terminals only)                                   */
+/* ------------------------------------------------------------------ */
+
+static void progress(master *m, const char *what)
+{
+    char el[32], lf[32];
+    double spent = now() - m->measure_start;
+    long total = m->done + m->left;
+
+    if (!m->o->progress || now() - m->shown < 0.1) /* ten lines a second at most */
+        return;
+    m->shown = now();
+    ecoc_fmt_clock(now() - m->start, el, sizeof el);
+    if (m->done > 0 && m->left > 0)
+        ecoc_fmt_clock(spent / (double)m->done * (double)m->left, lf, sizeof lf);
+    else
+        snprintf(lf, sizeof lf, "?");
+    fprintf(stderr, "\r\033[Keco-characterize: %ld/%ld %s done, %ld left, %s elapsed, "
+                    "~%s left  %.40s", m->done, total, m->unit, m->left, el,
+            m->left ? lf : "0:00", what);
+    fflush(stderr);
+    m->progress_shown = 1;
+}
+
+static void progress_end(master *m)
+{
+    if (m->progress_shown) {
+        fprintf(stderr, "\r\033[K");
+        fflush(stderr);
+    }
+    m->progress_shown = 0;
+}
+
+/* --rate: wait until share/rate seconds after the last start (share: the
+ * fraction of a pair's measurement about to be made). */
+static int pace(master *m, double share)
+{
+    double gap = m->o->rate > 0 ? share / m->o->rate : 0.0;
+
+    while (now() < m->last_start + gap) {
+        double left = m->last_start + gap - now();
+        struct timespec ts = { 0, (long)((left < 0.1 ? left : 0.1) * 1e9) };
+        if (ecoc_stop)
+            return fail(m, ECOC_INTERRUPTED, "interrupted by %s", signame(ecoc_stop));
+        nanosleep(&ts, NULL);
+    }
+    m->last_start = now();
+    return ECOC_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Waiting                                                             */
+/* ------------------------------------------------------------------ */
+
+/* A message with tag from src, watching exits, hosts, signals and the
+ * clock: its buffer id (> 0), or minus an ecoc code with err set. */
+static int wait_for(master *m, int src, int tag, const char *what)
+{
+    double deadline = m->o->timeout > 0 ? now() + m->o->timeout : 0.0;
+    int bid, who = 0;
+
+    for (;;) {
+        struct timeval tv = { 0, 100000 };
+        bid = pvm_trecv(src, tag, &tv);
+        if (ecoc_stop) { /* first: a signal may also fail the receive */
+            if (bid > 0)
+                pvm_freebuf(bid);
+            return -fail(m, ECOC_INTERRUPTED, "interrupted by %s", signame(ecoc_stop));
+        }
+        if (bid > 0)
+            return bid;
+        if (bid < 0)
+            return -fail(m, ECOC_FAILED, "lost the PVM daemon (%s) while waiting for %s",
+                         pvm_reason(bid), what);
+        if (pvm_nrecv(-1, ECOC_TAG_EXIT) > 0 && pvm_upkint(&who, 1, 1) >= 0 &&
+            host_of_tid(m, who)) /* not a late notice of an earlier run */
+            return -fail(m, ECOC_FAILED, "the probe on host %s (task t%x) exited",
+                         host_of_tid(m, who), who);
+        if (pvm_nrecv(-1, ECOC_TAG_HOSTDEL) > 0 && pvm_upkint(&who, 1, 1) >= 0 &&
+            host_gone(m, who))
+            return -fail(m, ECOC_FAILED, "host %s left the virtual machine", host_gone(m, who));
+        if (deadline > 0.0 && now() > deadline)
+            return -fail(m, ECOC_FAILED, "no answer within %g s while waiting for %s "
+                         "(see --timeout)", m->o->timeout, what);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Hosts and probes                                                    */
+/* ------------------------------------------------------------------ */
+
+/* The hosts to probe, with their pvmd tids. */
+static int resolve_hosts(master *m)
+{
+    struct pvmhostinfo *hi;
+    int nhost, narch, n = 0;
+    ecoc_result *r = m->r;
+    char why[512];
+
+    if (pvm_config(&nhost, &narch, &hi) < 0)
+        return fail(m, ECOC_NOSTART, "pvm_config failed: cannot list the virtual machine");
+    if (m->o->hosts) {
+        if (ecoc_parse_hosts(m->o->hosts, &r->host, &n, why, sizeof why) != 0)
+            return fail(m, ECOC_USAGE, "%s", why);
+    } else {
+        if (!(r->host = calloc((size_t)nhost, sizeof *r->host)))
+            return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+        for (n = 0; n < nhost; n++)
+            if (!(r->host[n].name = strdup(hi[n].hi_name)) ||
+                !(r->host[n].pvmhost = strdup(hi[n].hi_name))) {
+                r->n = n + 1;
+                return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+            }
+    }
+    r->n = n;
+    m->tid = calloc((size_t)n + 1, sizeof *m->tid);
+    m->dtid = calloc((size_t)n + 1, sizeof *m->dtid);
+    m->dtids = calloc((size_t)n + 1, sizeof *m->dtids);
+    if (!m->tid || !m->dtid || !m->dtids)
+        return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    for (int i = 0; i < n; i++) {
+        for (int h = 0; h < nhost && !m->dtid[i]; h++)
+            if (strcmp(hi[h].hi_name, r->host[i].pvmhost) == 0)
+                m->dtid[i] = hi[h].hi_tid;
+        if (!m->dtid[i])
+            return fail(m, ECOC_NOSTART, "host %s is not in the virtual machine "
+                        "(pvm_config names %d host%s, the first %s)", r->host[i].pvmhost,
+                        nhost, nhost == 1 ? "" : "s", nhost > 0 ? hi[0].hi_name : "-");
+        int seen = 0;
+        for (int d = 0; d < m->nd; d++)
+            seen |= m->dtids[d] == m->dtid[i];
+        if (!seen)
+            m->dtids[m->nd++] = m->dtid[i];
+    }
+    return ECOC_OK;
+}
+
+int ecoc_enroll(char *why, size_t len)
+{
+    const char *tmp = getenv("PVM_TMP");
+    char said[512] = "";
+    FILE *cap;
+    int saved, tid;
+
+    if (geteuid() == 0 && !getenv("PVM_ALLOW_ROOT")) {
+        snprintf(why, len, "PVM refuses to run as root unless PVM_ALLOW_ROOT is set "
+                 "(export PVM_ALLOW_ROOT=1)");
+        return ECOC_NOSTART;
+    }
+    pvm_setopt(PvmAutoErr, 0);
+    /* libpvm reports a missing daemon on stderr, several times: keep it. */
+    fflush(stderr);
+    saved = dup(STDERR_FILENO);
+    cap = tmpfile();
+    if (saved >= 0 && cap)
+        dup2(fileno(cap), STDERR_FILENO);
+    tid = pvm_mytid();
+    if (saved >= 0 && cap) {
+        fflush(stderr);
+        dup2(saved, STDERR_FILENO);
+        rewind(cap);
+        if (!fgets(said, sizeof said, cap))
+            said[0] = '\0';
+        said[strcspn(said, "\n")] = '\0';
+    }
+    if (saved >= 0)
+        close(saved);
+    if (cap)
+        fclose(cap);
+    if (tid < 0) {
+        snprintf(why, len, "cannot contact the PVM daemon: is the virtual machine running? "
+                 "(start it with pvm(1), or pvmd HOSTFILE; PVM_TMP is %s)%s%s",
+                 tmp ? tmp : "not set: /tmp", said[0] ? "; libpvm said: " : "", said);
+        return ECOC_NOSTART;
+    }
+    return ECOC_OK;
+}
+
+int ecoc_find_probe(const char *given, char *path, size_t len, char *why, size_t wlen)
+{
+    char self[4096];
+    ssize_t got;
+
+    if (given) {
+        if (given[0] != '/' && getcwd(self, sizeof self))
+            snprintf(path, len, "%s/%s", self, given);
+        else
+            snprintf(path, len, "%s", given);
+        if (access(path, X_OK) != 0) {
+            snprintf(why, wlen, "probe %s: %s", path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    got = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (got > 0) {
+        char *slash;
+        self[got] = '\0';
+        if ((slash = strrchr(self, '/'))) {
+            snprintf(path, len, "%.*s/eco-probe", (int)(slash - self), self);
+            if (access(path, X_OK) == 0)
+                return 0;
+        }
+    }
+    snprintf(path, len, "%s/eco-probe", ECO_PKGLIBEXECDIR);
+    if (access(path, X_OK) != 0) {
+        snprintf(why, wlen, "cannot find the probe program eco-probe (not next to this "
+                 "program, and %s: %s); give --probe PATH", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* One probe per host, each confirmed by its hello. */
+static int spawn_probes(master *m)
+{
+    char path[4200], why[4400];
+    int rc, bid;
+
+    if (ecoc_find_probe(m->o->probe, path, sizeof path, why, sizeof why) != 0)
+        return fail(m, ECOC_NOSTART, "%s", why);
+    if (pvm_notify(PvmHostDelete, ECOC_TAG_HOSTDEL, m->nd, m->dtids) < 0)
+        return fail(m, ECOC_FAILED, "pvm_notify failed");
+    for (int i = 0; i < m->r->n; i++) {
+        char *argv[] = { NULL };
+        int tid = 0;
+        rc = pvm_spawn(path, argv, PvmTaskHost, m->r->host[i].pvmhost, 1, &tid);
+        if (rc < 1)
+            return fail(m, ECOC_NOSTART, "cannot start %s on host %s: %s", path,
+                        m->r->host[i].pvmhost, pvm_reason(rc < 0 ? rc : tid));
+        m->tid[i] = tid;
+        if (pvm_notify(PvmTaskExit, ECOC_TAG_EXIT, 1, &m->tid[i]) < 0)
+            return fail(m, ECOC_FAILED, "pvm_notify failed");
+    }
+    for (int i = 0; i < m->r->n; i++) {
+        char what[400];
+        snprintf(what, sizeof what, "the probe on %s to start", m->r->host[i].name);
+        if ((bid = wait_for(m, m->tid[i], ECOC_TAG_HELLO, what)) < 0)
+            return -bid;
+        pvm_freebuf(bid);
+    }
+    return ECOC_OK;
+}
+
+/* Drop queued notices with this tag. */
+static void drain(int tag)
+{
+    int bid;
+
+    while ((bid = pvm_nrecv(-1, tag)) > 0)
+        pvm_freebuf(bid);
+}
+
+/* Stop the probes (quit, or kill on failure) and cancel the notices. */
+static void stop_probes(master *m, int kill)
+{
+    int cmd = ECOC_CMD_QUIT;
+
+    for (int i = 0; m->tid && i < m->r->n; i++) {
+        if (m->tid[i] <= 0)
+            continue;
+        pvm_notify(PvmTaskExit | PvmNotifyCancel, ECOC_TAG_EXIT, 1, &m->tid[i]);
+        if (kill)
+            pvm_kill(m->tid[i]);
+        else {
+            pvm_initsend(PvmDataDefault);
+            pvm_pkint(&cmd, 1, 1);
+            pvm_send(m->tid[i], ECOC_TAG_CMD);
+        }
+    }
+    if (m->nd > 0)
+        pvm_notify(PvmHostDelete | PvmNotifyCancel, ECOC_TAG_HOSTDEL, m->nd, m->dtids);
+    drain(ECOC_TAG_EXIT);
+    drain(ECOC_TAG_HOSTDEL);
+    drain(ECOC_TAG_RESULT);
+    drain(ECOC_TAG_HELLO);
+}
+
+/* ------------------------------------------------------------------ */
+/* Pairs                                                               */
+/* ------------------------------------------------------------------ */
+
+/* Probe a times `trials` samples of `rounds` round trips with probe b:
+ * the one-way times in t[trials]. */
+static int ping(master *m, int a, int b, int trials, double *t)
+{
+    const ecoc_options *o = m->o;
+    int cmd = ECOC_CMD_PING, status = -1, bid;
+    char what[600];
+
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&cmd, 1, 1);
+    pvm_pkint(&m->tid[b], 1, 1);
+    pvm_pkint((int *)&o->size, 1, 1);
+    pvm_pkint((int *)&o->rounds, 1, 1);
+    pvm_pkint(&trials, 1, 1);
+    if (pvm_send(m->tid[a], ECOC_TAG_CMD) < 0)
+        return fail(m, ECOC_FAILED, "cannot reach the probe on %s", m->r->host[a].name);
+    snprintf(what, sizeof what, "%s-%s", m->r->host[a].name, m->r->host[b].name);
+    if ((bid = wait_for(m, m->tid[a], ECOC_TAG_RESULT, what)) < 0)
+        return -bid;
+    if (pvm_upkint(&status, 1, 1) < 0 || status != 0 || pvm_upkdouble(t, trials, 1) < 0) {
+        pvm_freebuf(bid);
+        return fail(m, ECOC_FAILED, "the probe on %s could not measure %s", m->r->host[a].name,
+                    what);
+    }
+    pvm_freebuf(bid);
+    for (int i = 0; i < trials; i++)
+        if (t[i] <= 0.0) /* a clock that did not move: the cheapest possible */
+            t[i] = 1e-9;
+    return ECOC_OK;
+}
+
+/* Record the samples of pair a-b (both triangles). */
+static void record(master *m, int a, int b, double *t, int n)
+{
+    ecoc_result *r = m->r;
+    ecoc_stat st;
+
+    ecoc_stat_of(t, n, &st);
+    r->pair[(size_t)a * r->n + b] = r->pair[(size_t)b * r->n + a] = st;
+    r->measured++;
+}
+
+/* Measure `trials` samples of a pair now (paced as one pair); count `units`. */
+static int measure(master *m, int a, int b, int trials, double *t, const char *label)
+{
+    int rc;
+
+    progress(m, label);
+    if ((rc = pace(m, (double)trials / m->o->trials)) != ECOC_OK ||
+        (rc = ping(m, a, b, trials, t)) != ECOC_OK)
+        return rc;
+    m->done++;
+    m->left = m->left > 0 ? m->left - 1 : 0;
+    progress(m, label);
+    return ECOC_OK;
+}
+
+/*
+ * All pairs, as the paper does: `trials` passes over every pair, one
+ * sample of `rounds` round trips per pair and pass, so that the samples
+ * of a pair are spread over the whole run and its minimum comes from the
+ * quietest moment (a busy spell hits one sample of many pairs, not every
+ * sample of a few).
+ */
+static int all_pairs(master *m)
+{
+    int n = m->r->n, trials = m->o->trials, rc = ECOC_OK;
+    size_t np = (size_t)n * (n - 1) / 2, k;
+    double *samp = malloc((np * (size_t)trials + 1) * sizeof *samp);
+    char label[600];
+
+    if (!samp)
+        return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    m->unit = "pair samples";
+    m->left = (long)np * (trials + 1);
+    /* Pass 0, not kept: connect every pair's direct route first.  A probe's
+     * cost per message grows with its open routes, so without this the
+     * early pairs of pass 1 would look cheaper than the rest. */
+    for (int a = 0; a < n && rc == ECOC_OK; a++)
+        for (int b = a + 1; b < n && rc == ECOC_OK; b++) {
+            double junk;
+            snprintf(label, sizeof label, "connecting %s-%s", m->r->host[a].name,
+                     m->r->host[b].name);
+            rc = measure(m, a, b, 1, &junk, label);
+        }
+    for (int pass = 0; pass < trials && rc == ECOC_OK; pass++) {
+        m->pass = pass + 1;
+        k = 0;
+        for (int a = 0; a < n && rc == ECOC_OK; a++)
+            for (int b = a + 1; b < n && rc == ECOC_OK; b++, k++) {
+                snprintf(label, sizeof label, "pass %d/%d %s-%s", pass + 1, trials,
+                         m->r->host[a].name, m->r->host[b].name);
+                rc = measure(m, a, b, 1, &samp[k * (size_t)trials + (size_t)pass], label);
+            }
+    }
+    for (int a = 0, i = 0; a < n && rc == ECOC_OK; a++)
+        for (int b = a + 1; b < n; b++, i++)
+            record(m, a, b, &samp[(size_t)i * (size_t)trials], trials);
+    free(samp);
+    return rc;
+}
+
+/* The cheap mode asks for a pair's cost at once: all its samples now. */
+static int sparse_measure(void *arg, int a, int b, double *seconds)
+{
+    master *m = arg;
+    double *t = malloc((size_t)m->o->trials * sizeof *t);
+    char label[600];
+    int rc;
+
+    if (!t)
+        return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    snprintf(label, sizeof label, "%s-%s", m->r->host[a].name, m->r->host[b].name);
+    rc = measure(m, a, b, m->o->trials, t, label);
+    if (rc == ECOC_OK) {
+        record(m, a, b, t, m->o->trials);
+        *seconds = m->r->pair[(size_t)a * m->r->n + b].min;
+    }
+    free(t);
+    return rc;
+}
+
+static void sparse_estimate(void *arg, long more)
+{
+    ((master *)arg)->left = more;
+}
+
+static int sparse_pairs(master *m)
+{
+    int n = m->r->n, rc;
+    double *cost = malloc((size_t)n * n * sizeof *cost + 1);
+    ecoc_sparse_ops ops = { sparse_measure, sparse_estimate, m };
+    long measured = 0;
+
+    if (!cost)
+        return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    for (size_t i = 0; i < (size_t)n * n; i++)
+        cost[i] = -1.0;
+    m->r->sparse = 1;
+    m->unit = "pairs";
+    rc = ecoc_sparse(n, m->o->threshold, &ops, cost, &measured);
+    free(cost);
+    if (rc < 0) /* a libeco status from the planning, not a measurement */
+        return fail(m, ECOC_FAILED, "choosing pairs: %s", eco_strerror(rc));
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The degree k of each subnet                                         */
+/* ------------------------------------------------------------------ */
+
+/* The subnet file the probes of subnet s use with degree k: their
+ * distinct PVM hosts as one subnet.  Malloc'd text, or NULL. */
+static char *degree_file(const master *m, const int *member, int n, int k)
+{
+    eco_map *map = eco_map_new();
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem;
+    int rc = map ? ECO_OK : ECO_ERR_NOMEM;
+
+    for (int i = 0; i < n && rc >= 0; i++)
+        rc = eco_map_add_host(map, m->r->host[member[i]].pvmhost);
+    for (int a = 0; a < n && rc >= 0; a++)   /* equal costs: one subnet */
+        for (int b = 0; b < n && rc >= 0; b++) {
+            const char *ha = m->r->host[member[a]].pvmhost, *hb = m->r->host[member[b]].pvmhost;
+            if (strcmp(ha, hb) < 0)
+                rc = eco_map_add_cost(map, ha, hb, 1e-3);
+        }
+    if (rc >= 0)
+        rc = eco_map_partition(map, m->o->threshold);
+    if (rc >= 0)
+        rc = eco_map_set_degree(map, 0, k);
+    if (rc >= 0 && (mem = open_memstream(&text, &len))) {
+        rc = eco_map_fprint(map, mem);
+        if (fclose(mem) != 0)
+            rc = ECO_ERR_IO;
+    }
+    eco_map_free(map);
+    if (rc < 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* Time degree_trials broadcasts with degree k over the members' probes:
+ * the median in *median. */
+static int time_degree(master *m, const int *member, int n, int k, double *median)
+{
+    const ecoc_options *o = m->o;
+    int cmd = ECOC_CMD_BCAST, warm = 2, *tids = malloc((size_t)n * sizeof *tids), rc = ECOC_OK;
+    double *t = malloc((size_t)o->degree_trials * sizeof *t);
+    char *text = degree_file(m, member, n, k), what[300];
+    ecoc_stat st;
+
+    if (!tids || !t || !text) {
+        rc = fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+        goto out;
+    }
+    for (int i = 0; i < n; i++)
+        tids[i] = m->tid[member[i]];
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&cmd, 1, 1);
+    pvm_pkint(&n, 1, 1);
+    pvm_pkint(tids, n, 1);
+    pvm_pkint((int *)&o->size, 1, 1);
+    pvm_pkint((int *)&o->degree_trials, 1, 1);
+    pvm_pkint(&warm, 1, 1);
+    pvm_pkstr(text);
+    if (pvm_mcast(tids, n, ECOC_TAG_CMD) < 0) {
+        rc = fail(m, ECOC_FAILED, "cannot reach the probes of a subnet");
+        goto out;
+    }
+    snprintf(what, sizeof what, "broadcasts with k=%d", k);
+    for (int i = 0; i < n && rc == ECOC_OK; i++) {
+        int bid = wait_for(m, tids[i], ECOC_TAG_RESULT, what), status = -1;
+        if (bid < 0) {
+            rc = -bid;
+            break;
+        }
+        if (pvm_upkint(&status, 1, 1) < 0 || status != 0 ||
+            (i == 0 && pvm_upkdouble(t, o->degree_trials, 1) < 0))
+            rc = fail(m, ECOC_FAILED, "timed broadcasts with k=%d failed on %s: %s (give "
+                      "--degree K to skip choosing k)", k, m->r->host[member[i]].name,
+                      eco_strerror(status));
+        pvm_freebuf(bid);
+    }
+    if (rc == ECOC_OK) {
+        ecoc_stat_of(t, o->degree_trials, &st);
+        *median = st.median;
+    }
+out:
+    free(tids);
+    free(t);
+    free(text);
+    return rc;
+}
+
+/* Members of map subnet s as indexes into r->host. */
+static int *subnet_members(const master *m, int s, int *n)
+{
+    const ecoc_result *r = m->r;
+    int *member;
+
+    *n = eco_map_subnet_size(r->map, s);
+    if (!(member = malloc((size_t)*n * sizeof *member + 1)))
+        return NULL;
+    for (int i = 0; i < *n; i++) {
+        const char *name = eco_map_host(r->map, eco_map_subnet_host(r->map, s, i));
+        for (int h = 0; h < r->n; h++)
+            if (strcmp(r->host[h].name, name) == 0)
+                member[i] = h;
+    }
+    return member;
+}
+
+static int choose_degree(master *m, int s)
+{
+    ecoc_degree *d = &m->r->degree[s];
+    int n, rc = ECOC_OK, *member = subnet_members(m, s, &n);
+    char what[120];
+
+    if (!member)
+        return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    d->tried = n - 1 < ECOC_MAX_TRY_DEGREE ? n - 1 : ECOC_MAX_TRY_DEGREE;
+    d->how = 1;
+    for (int k = 1; k <= d->tried && rc == ECOC_OK; k++) {
+        snprintf(what, sizeof what, "subnet %d: k=%d", s, k);
+        progress(m, what);
+        if ((rc = pace(m, 1.0)) == ECOC_OK)
+            rc = time_degree(m, member, n, k, &d->median[k]);
+        if (rc == ECOC_OK && (k == 1 || d->median[k] < d->median[d->k]))
+            d->k = k;
+    }
+    free(member);
+    return rc;
+}
+
+static int choose_degrees(master *m)
+{
+    ecoc_result *r = m->r;
+    int rc = ECOC_OK;
+
+    for (int s = 0; s < eco_map_nsubnets(r->map) && rc == ECOC_OK; s++) {
+        ecoc_degree *d = &r->degree[s];
+        if (m->o->degree > 0) {
+            d->k = m->o->degree;
+            d->how = 2;
+        } else if (eco_map_subnet_size(r->map, s) < 3) {
+            d->k = ECO_DEFAULT_DEGREE;
+            d->how = 0;
+        } else
+            rc = choose_degree(m, s);
+        if (rc == ECOC_OK && eco_map_set_degree(r->map, s, d->k) != ECO_OK)
+            rc = fail(m, ECOC_FAILED, "cannot set the degree of subnet %d", s);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int run(master *m)
+{
+    ecoc_result *r = m->r;
+    int rc;
+
+    if ((rc = resolve_hosts(m)) != ECOC_OK)
+        return rc;
+    if (r->n < 1)
+        return fail(m, ECOC_NOSTART, "no hosts to probe");
+    if (!(r->pair = calloc((size_t)r->n * r->n, sizeof *r->pair)))
+        return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    if ((rc = spawn_probes(m)) != ECOC_OK)
+        return rc;
+    m->measure_start = now();
+    if (m->o->mode == ECOC_MODE_SPARSE ||
+        (m->o->mode == ECOC_MODE_AUTO && r->n > ECOC_AUTO_SPARSE_ABOVE))
+        rc = sparse_pairs(m);
+    else
+        rc = all_pairs(m);
+    if (rc == ECOC_OK)
+        rc = ecoc_result_partition(r, m->err, m->errlen);
+    if (rc == ECOC_OK)
+        rc = choose_degrees(m);
+    return rc;
+}
+
+int ecoc_characterize(const ecoc_options *o, ecoc_result *r, char *err, size_t errlen)
+{
+    master m;
+    int rc;
+
+    memset(r, 0, sizeof *r);
+    memset(&m, 0, sizeof m);
+    r->opt = *o;
+    m.o = &r->opt;
+    m.r = r;
+    m.err = err;
+    m.errlen = errlen;
+    m.start = m.measure_start = now();
+    m.last_start = m.start - 1e9;
+    err[0] = '\0';
+    drain(ECOC_TAG_EXIT);
+    drain(ECOC_TAG_HOSTDEL);
+    rc = run(&m);
+    progress_end(&m);
+    if (rc != ECOC_OK && r->n > 1 && m.done + m.left > 0 && m.unit) {
+        size_t len = strlen(err);
+        snprintf(err + len, errlen - len, " after %ld of %s%ld %s", m.done,
+                 r->sparse ? "about " : "", m.done + m.left, m.unit);
+        len = strlen(err);
+        if (m.pass > 0 && m.left > 0)
+            snprintf(err + len, errlen - len, " (pass %d of %d)", m.pass, r->opt.trials);
+    }
+    stop_probes(&m, rc != ECOC_OK);
+    r->seconds = now() - m.start;
+    free(m.tid);
+    free(m.dtid);
+    free(m.dtids);
+    if (rc != ECOC_OK)
+        ecoc_result_free(r);
+    return rc;
+}

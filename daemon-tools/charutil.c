@@ -1,0 +1,662 @@
+/*
+ * charutil.c -- the pure half of the characterization (no PVM): the
+ * options both tools share, host lists, statistics, the matrix file,
+ * atomic writes and the summary.  See characterize.h.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "characterize.h"
+
+volatile sig_atomic_t ecoc_stop = 0;
+
+/* ------------------------------------------------------------------ */
+/* Options                                                             */
+/* ------------------------------------------------------------------ */
+
+void ecoc_options_init(ecoc_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->size = ECOC_DEFAULT_SIZE;
+    o->trials = ECOC_DEFAULT_TRIALS;
+    o->rounds = ECOC_DEFAULT_ROUNDS;
+    o->mode = ECOC_MODE_AUTO;
+    o->degree = 0;
+    o->degree_trials = ECOC_DEFAULT_DEGREE_TRIALS;
+    o->threshold = ECO_DEFAULT_THRESHOLD;
+    o->rate = 0.0;
+    o->timeout = ECOC_DEFAULT_TIMEOUT;
+}
+
+/* A whole decimal integer in [lo, hi]. */
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A whole finite decimal number >= 0. */
+static int parse_nonneg(const char *s, double *out)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < 0.0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int bad(char *why, size_t len, const char *what, const char *arg)
+{
+    snprintf(why, len, "invalid %s '%s'", what, arg);
+    return -1;
+}
+
+int ecoc_option(ecoc_options *o, int code, const char *arg, char *why, size_t len)
+{
+    long v;
+
+    switch (code) {
+    case ECOC_OPT_HOSTS:
+        o->hosts = arg;
+        return 0;
+    case ECOC_OPT_SIZE:
+        if (parse_int(arg, 1, 64L << 20, &v))
+            return bad(why, len, "--size (1 to 67108864 bytes)", arg);
+        o->size = (int)v;
+        return 0;
+    case ECOC_OPT_TRIALS:
+        if (parse_int(arg, 1, 10000, &v))
+            return bad(why, len, "--trials (1 to 10000)", arg);
+        o->trials = (int)v;
+        return 0;
+    case ECOC_OPT_ROUNDS:
+        if (parse_int(arg, 1, 100000, &v))
+            return bad(why, len, "--rounds (1 to 100000)", arg);
+        o->rounds = (int)v;
+        return 0;
+    case ECOC_OPT_MODE:
+        if (strcmp(arg, "auto") == 0)
+            o->mode = ECOC_MODE_AUTO;
+        else if (strcmp(arg, "all") == 0)
+            o->mode = ECOC_MODE_ALL;
+        else if (strcmp(arg, "sparse") == 0)
+            o->mode = ECOC_MODE_SPARSE;
+        else
+            return bad(why, len, "--mode (auto, all or sparse)", arg);
+        return 0;
+    case ECOC_OPT_DEGREE:
+        if (strcmp(arg, "auto") == 0)
+            o->degree = 0;
+        else if (parse_int(arg, 1, ECO_MAX_DEGREE, &v))
+            return bad(why, len, "--degree (auto or 1 to 64)", arg);
+        else
+            o->degree = (int)v;
+        return 0;
+    case ECOC_OPT_DEGREE_TRIALS:
+        if (parse_int(arg, 1, 10000, &v))
+            return bad(why, len, "--degree-trials (1 to 10000)", arg);
+        o->degree_trials = (int)v;
+        return 0;
+    case ECOC_OPT_THRESHOLD:
+        if (parse_nonneg(arg, &o->threshold))
+            return bad(why, len, "--threshold (a number >= 0)", arg);
+        return 0;
+    case ECOC_OPT_RATE:
+        if (parse_nonneg(arg, &o->rate))
+            return bad(why, len, "--rate (pairs per second, 0 for no limit)", arg);
+        return 0;
+    case ECOC_OPT_TIMEOUT:
+        if (parse_nonneg(arg, &o->timeout))
+            return bad(why, len, "--timeout (seconds, 0 for none)", arg);
+        return 0;
+    case ECOC_OPT_PROBE:
+        o->probe = arg;
+        return 0;
+    default:
+        snprintf(why, len, "unknown option");
+        return -1;
+    }
+}
+
+void ecoc_options_help(FILE *out)
+{
+    fprintf(out,
+            "Measurement:\n"
+            "      --hosts=LIST        probe these hosts of the virtual machine (comma-\n"
+            "                          separated pvm_config names; LABEL@HOST probes HOST\n"
+            "                          under the name LABEL); default: every host\n"
+            "      --size=BYTES        probe message size (default %d)\n"
+            "      --trials=N          samples per pair; the minimum is kept (default %d)\n"
+            "      --rounds=N          round trips per sample (default %d)\n"
+            "      --mode=MODE         all: every pair; sparse: the cheap mode; auto: all\n"
+            "                          up to %d hosts, else sparse (default auto)\n"
+            "      --degree=K|auto     k of every subnet's tree, or auto to choose it by\n"
+            "                          timed broadcasts with k = 1..%d (default auto)\n"
+            "      --degree-trials=N   timed broadcasts per k (default %d)\n"
+            "      --threshold=T       partitioning threshold (default %g, i.e. 20%%)\n"
+            "      --rate=R            start at most R pairs per second (default 0: no\n"
+            "                          limit)\n"
+            "      --timeout=SECONDS   give up on a pair or a k after this long (default\n"
+            "                          %g; 0: wait forever)\n"
+            "      --probe=PATH        the probe program (default: eco-probe next to this\n"
+            "                          program, else " ECO_PKGLIBEXECDIR "/eco-probe)\n",
+            ECOC_DEFAULT_SIZE, ECOC_DEFAULT_TRIALS, ECOC_DEFAULT_ROUNDS,
+            ECOC_AUTO_SPARSE_ABOVE, ECOC_MAX_TRY_DEGREE, ECOC_DEFAULT_DEGREE_TRIALS,
+            ECO_DEFAULT_THRESHOLD, ECOC_DEFAULT_TIMEOUT);
+}
+
+/* ------------------------------------------------------------------ */
+/* Hosts                                                               */
+/* ------------------------------------------------------------------ */
+
+/* A valid subnet-file host name: 1..255 bytes, no space, no '#'. */
+static int name_ok(const char *s, size_t len)
+{
+    if (len == 0 || len > ECO_MAX_HOSTNAME)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == '#' || s[i] == ' ' || s[i] == '\t' || s[i] == '\n' ||
+            s[i] == '\r' || s[i] == '\v' || s[i] == '\f' || s[i] == '\0')
+            return 0;
+    return 1;
+}
+
+void ecoc_hosts_free(ecoc_host *hosts, int n)
+{
+    for (int i = 0; hosts && i < n; i++) {
+        free(hosts[i].name);
+        free(hosts[i].pvmhost);
+    }
+    free(hosts);
+}
+
+/* One "NAME" or "LABEL@HOST" entry of len bytes into h. */
+static int parse_entry(const char *s, size_t len, ecoc_host *h, char *why, size_t wlen)
+{
+    const char *at = memchr(s, '@', len);
+    size_t nl = at ? (size_t)(at - s) : len;
+    size_t hl = at ? len - nl - 1 : len;
+    const char *hs = at ? at + 1 : s;
+
+    if (!name_ok(s, nl) || !name_ok(hs, hl) || (at && memchr(hs, '@', hl))) {
+        snprintf(why, wlen, "invalid host '%.*s' in --hosts", (int)(len > 300 ? 300 : len), s);
+        return -1;
+    }
+    h->name = strndup(s, nl);
+    h->pvmhost = strndup(hs, hl);
+    if (!h->name || !h->pvmhost) {
+        snprintf(why, wlen, "%s", eco_strerror(ECO_ERR_NOMEM));
+        return -1;
+    }
+    return 0;
+}
+
+int ecoc_parse_hosts(const char *list, ecoc_host **hosts, int *n, char *why, size_t len)
+{
+    size_t cap = 1;
+    ecoc_host *h;
+    const char *p;
+    int count = 0;
+
+    *hosts = NULL;
+    *n = 0;
+    for (p = list; *p; p++)
+        cap += *p == ',';
+    if (!(h = calloc(cap, sizeof *h))) {
+        snprintf(why, len, "%s", eco_strerror(ECO_ERR_NOMEM));
+        return -1;
+    }
+    for (p = list;; ) {
+        size_t l = strcspn(p, ",");
+        if (parse_entry(p, l, &h[count], why, len) != 0) {
+            ecoc_hosts_free(h, count + 1);
+            return -1;
+        }
+        for (int i = 0; i < count; i++)
+            if (strcmp(h[i].name, h[count].name) == 0) {
+                snprintf(why, len, "host '%s' given twice in --hosts", h[count].name);
+                ecoc_hosts_free(h, count + 1);
+                return -1;
+            }
+        count++;
+        if (!p[l])
+            break;
+        p += l + 1;
+    }
+    *hosts = h;
+    *n = count;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Statistics and formatting                                           */
+/* ------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void ecoc_stat_of(double *samples, int n, ecoc_stat *st)
+{
+    memset(st, 0, sizeof *st);
+    if (n <= 0)
+        return;
+    qsort(samples, (size_t)n, sizeof *samples, cmp_double);
+    st->n = n;
+    st->min = samples[0];
+    st->max = samples[n - 1];
+    st->median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2.0;
+}
+
+const char *ecoc_fmt_time(double s, char *buf, size_t len)
+{
+    if (s < 0.0)
+        snprintf(buf, len, "-");
+    else if (s < 1e-3)
+        snprintf(buf, len, "%.1f us", s * 1e6);
+    else if (s < 1.0)
+        snprintf(buf, len, "%.2f ms", s * 1e3);
+    else
+        snprintf(buf, len, "%.3f s", s);
+    return buf;
+}
+
+const char *ecoc_fmt_clock(double s, char *buf, size_t len)
+{
+    long t = s > 0 ? (long)(s + 0.5) : 0;
+
+    if (t >= 3600)
+        snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
+    return buf;
+}
+
+/* ------------------------------------------------------------------ */
+/* The result                                                          */
+/* ------------------------------------------------------------------ */
+
+void ecoc_result_free(ecoc_result *r)
+{
+    ecoc_hosts_free(r->host, r->n);
+    free(r->pair);
+    free(r->degree);
+    eco_map_free(r->map);
+    memset(r, 0, sizeof *r);
+}
+
+int ecoc_result_partition(ecoc_result *r, char *err, size_t errlen)
+{
+    int rc = ECO_OK, ns;
+
+    eco_map_free(r->map);
+    free(r->degree);
+    r->degree = NULL;
+    if (!(r->map = eco_map_new()))
+        rc = ECO_ERR_NOMEM;
+    for (int a = 0; a < r->n && rc >= 0; a++)
+        rc = eco_map_add_host(r->map, r->host[a].name);
+    for (int a = 0; a < r->n && rc >= 0; a++)
+        for (int b = a + 1; b < r->n && rc >= 0; b++)
+            if (r->pair[(size_t)a * r->n + b].n > 0)
+                rc = eco_map_add_cost(r->map, r->host[a].name, r->host[b].name,
+                                      r->pair[(size_t)a * r->n + b].min);
+    if (rc >= 0)
+        rc = eco_map_partition(r->map, r->opt.threshold);
+    ns = rc >= 0 ? eco_map_nsubnets(r->map) : 0;
+    if (rc >= 0 && !(r->degree = calloc((size_t)ns + 1, sizeof *r->degree)))
+        rc = ECO_ERR_NOMEM;
+    for (int s = 0; s < ns && rc >= 0; s++)
+        r->degree[s].k = eco_map_degree(r->map, s);
+    if (rc < 0) {
+        snprintf(err, errlen, "partitioning: %s", eco_strerror(rc));
+        return ECOC_FAILED;
+    }
+    return ECOC_OK;
+}
+
+static void fprint_degrees(const ecoc_result *r, FILE *out)
+{
+    char num[40];
+
+    for (int s = 0; r->map && s < eco_map_nsubnets(r->map); s++) {
+        const ecoc_degree *d = &r->degree[s];
+        fprintf(out, "# subnet %d: k=%d", s, d->k);
+        if (d->how == 1) {
+            fprintf(out, " measured, median broadcast:");
+            for (int k = 1; k <= d->tried; k++) {
+                snprintf(num, sizeof num, "%.3g", d->median[k]);
+                fprintf(out, " k=%d %s", k, num);
+            }
+        } else
+            fprintf(out, d->how == 2 ? " (--degree)" : " (default: fewer than 3 hosts)");
+        fprintf(out, "\n");
+    }
+}
+
+int ecoc_fprint_matrix(const ecoc_result *r, FILE *out)
+{
+    long pairs = (long)r->n * (r->n - 1) / 2;
+    time_t now = time(NULL);
+    char date[64];
+
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %z", localtime(&now));
+    fprintf(out, "# cost matrix written by eco-characterize (libeco %s), %s\n",
+            PACKAGE_VERSION, date);
+    fprintf(out, "# HOST_A HOST_B SECONDS: one-way time, the minimum over %d samples of\n"
+                 "# %d round trips of %d bytes each; after '#' the median and dearest\n"
+                 "# sample and spread = (median - minimum) / minimum\n",
+            r->opt.trials, r->opt.rounds, r->opt.size);
+    fprintf(out, "# %d hosts, %ld of %ld pairs measured (%s)\n", r->n, r->measured, pairs,
+            r->sparse ? "sparse mode" : "all pairs");
+    for (int i = 0; i < r->n; i++)
+        if (strcmp(r->host[i].name, r->host[i].pvmhost) != 0)
+            fprintf(out, "# host %s on %s\n", r->host[i].name, r->host[i].pvmhost);
+        else
+            fprintf(out, "# host %s\n", r->host[i].name);
+    for (int a = 0; a < r->n; a++)
+        for (int b = a + 1; b < r->n; b++) {
+            const ecoc_stat *st = &r->pair[(size_t)a * r->n + b];
+            if (st->n <= 0)
+                continue;
+            fprintf(out, "%s %s %.6g # median %.6g max %.6g spread %.0f%%\n",
+                    r->host[a].name, r->host[b].name, st->min, st->median, st->max,
+                    100.0 * (st->median - st->min) / st->min);
+        }
+    fprint_degrees(r, out);
+    return ferror(out) ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                             */
+/* ------------------------------------------------------------------ */
+
+const char *ecoc_default_subnet_file(void)
+{
+    static char path[4096];
+    const char *home = getenv("HOME");
+
+    if (!home || !*home)
+        return NULL;
+    snprintf(path, sizeof path, "%s/.eco/subnets", home);
+    return path;
+}
+
+/* Write to a temporary file next to path; its name in tmp. */
+static int write_temp(const char *path, const char *text, size_t len, char *tmp,
+                      size_t tmplen, char *err, size_t errlen)
+{
+    struct stat st;
+    int fd;
+    size_t off = 0;
+
+    snprintf(tmp, tmplen, "%s.XXXXXX", path);
+    if ((fd = mkstemp(tmp)) < 0) {
+        snprintf(err, errlen, "%s: cannot create a temporary file: %s", path, strerror(errno));
+        return -1;
+    }
+    fchmod(fd, stat(path, &st) == 0 ? (st.st_mode & 07777) : 0644);
+    while (off < len) {
+        ssize_t w = write(fd, text + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    if (off < len || fsync(fd) != 0) {
+        snprintf(err, errlen, "%s: %s", tmp, strerror(errno ? errno : EIO));
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    if (close(fd) != 0) {
+        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int ecoc_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+    char tmp[4200];
+
+    if (write_temp(path, text, len, tmp, sizeof tmp, err, errlen) != 0)
+        return -1;
+    if (rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* mkdir -p of the directory part of path. */
+static int make_parent(const char *path, char *err, size_t errlen)
+{
+    char dir[4096];
+    char *slash;
+
+    snprintf(dir, sizeof dir, "%s", path);
+    if (!(slash = strrchr(dir, '/')) || slash == dir)
+        return 0;
+    *slash = '\0';
+    for (char *p = dir + 1; ; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+                snprintf(err, errlen, "cannot create directory %s: %s", dir, strerror(errno));
+                return -1;
+            }
+            *p = c;
+            if (!c)
+                break;
+        }
+    }
+    return 0;
+}
+
+/* The matrix text in memory. */
+static char *matrix_text(const ecoc_result *r, size_t *len)
+{
+    char *text = NULL;
+    FILE *mem = open_memstream(&text, len);
+
+    if (!mem)
+        return NULL;
+    if (ecoc_fprint_matrix(r, mem) != 0) {
+        fclose(mem);
+        free(text);
+        return NULL;
+    }
+    if (fclose(mem) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* Under blocked signals: the matrix to a temporary file, the subnet file
+ * (eco_map_write, atomic), then the matrix renamed into place. */
+static int commit_blocked(const ecoc_result *r, const char *subnet_path,
+                          const char *matrix_path, char *err, size_t errlen)
+{
+    char tmp[4200] = "", why[1024] = "";
+    size_t len = 0;
+    char *text = NULL;
+    int rc;
+
+    if (make_parent(subnet_path, err, errlen) != 0)
+        return ECOC_NOWRITE;
+    if (matrix_path) {
+        if (!(text = matrix_text(r, &len))) {
+            snprintf(err, errlen, "%s", eco_strerror(ECO_ERR_NOMEM));
+            return ECOC_NOWRITE;
+        }
+        rc = write_temp(matrix_path, text, len, tmp, sizeof tmp, err, errlen);
+        free(text);
+        if (rc != 0)
+            return ECOC_NOWRITE;
+    }
+    if (eco_map_write(r->map, subnet_path, why, sizeof why) != ECO_OK) {
+        snprintf(err, errlen, "%s", why[0] ? why : subnet_path);
+        if (tmp[0])
+            unlink(tmp);
+        return ECOC_NOWRITE;
+    }
+    if (tmp[0] && rename(tmp, matrix_path) != 0) {
+        snprintf(err, errlen, "%s: %s (the subnet file %s was written)", matrix_path,
+                 strerror(errno), subnet_path);
+        unlink(tmp);
+        return ECOC_NOWRITE;
+    }
+    return ECOC_OK;
+}
+
+int ecoc_commit(const ecoc_result *r, const char *subnet_path, const char *matrix_path,
+                char *err, size_t errlen)
+{
+    sigset_t all, old;
+    int rc;
+
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    rc = commit_blocked(r, subnet_path, matrix_path, err, errlen);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The summary                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Costs between map subnets s and t (s == t: inside), into st. */
+static void subnet_costs(const ecoc_result *r, int s, int t, ecoc_stat *st, long *pairs)
+{
+    int ns = eco_map_subnet_size(r->map, s), nt = eco_map_subnet_size(r->map, t);
+    double *c = malloc(((size_t)ns * (size_t)nt + 1) * sizeof *c);
+    int m = 0;
+
+    *pairs = s == t ? (long)ns * (ns - 1) / 2 : (long)ns * nt;
+    for (int i = 0; c && i < ns; i++)
+        for (int j = s == t ? i + 1 : 0; j < nt; j++) {
+            double x = eco_map_cost(r->map, eco_map_subnet_host(r->map, s, i),
+                                    eco_map_subnet_host(r->map, t, j));
+            if (x > 0.0)
+                c[m++] = x;
+        }
+    ecoc_stat_of(c, m, st);
+    free(c);
+}
+
+static void print_costs(const char *label, const ecoc_stat *st, long pairs, FILE *out)
+{
+    char b1[32], b2[32], b3[32];
+
+    if (st->n == 0)
+        fprintf(out, "  %s: none of %ld pairs measured\n", label, pairs);
+    else
+        fprintf(out, "  %s: cheapest %s, median %s, dearest %s (%d/%ld pairs)\n", label,
+                ecoc_fmt_time(st->min, b1, sizeof b1), ecoc_fmt_time(st->median, b2, sizeof b2),
+                ecoc_fmt_time(st->max, b3, sizeof b3), st->n, pairs);
+}
+
+static void print_subnet(const ecoc_result *r, int s, FILE *out)
+{
+    const ecoc_degree *d = &r->degree[s];
+    int n = eco_map_subnet_size(r->map, s);
+    char buf[32];
+    ecoc_stat st;
+    long pairs;
+
+    fprintf(out, "subnet %d: %d host%s:", s, n, n == 1 ? "" : "s");
+    for (int i = 0; i < n; i++)
+        fprintf(out, " %s", eco_map_host(r->map, eco_map_subnet_host(r->map, s, i)));
+    fprintf(out, "\n  k=%d", d->k);
+    if (d->how == 1) {
+        fprintf(out, ", measured (median broadcast:");
+        for (int k = 1; k <= d->tried; k++)
+            fprintf(out, " k=%d %s", k, ecoc_fmt_time(d->median[k], buf, sizeof buf));
+        fprintf(out, ")\n");
+    } else
+        fprintf(out, d->how == 2 ? " (--degree)\n" : " (default: fewer than 3 hosts)\n");
+    if (n > 1) {
+        subnet_costs(r, s, s, &st, &pairs);
+        print_costs("inside", &st, pairs, out);
+    }
+}
+
+/* Pairs whose median is far above their minimum: a busy or noisy link. */
+static void print_noisy(const ecoc_result *r, FILE *out)
+{
+    int count = 0;
+
+    for (int a = 0; a < r->n; a++)
+        for (int b = a + 1; b < r->n; b++) {
+            const ecoc_stat *st = &r->pair[(size_t)a * r->n + b];
+            if (st->n > 0 && st->median > 1.5 * st->min) {
+                if (count++ == 0)
+                    fprintf(out, "\nnoisy pairs (median more than 50%% above the minimum):\n");
+                if (count <= 10)
+                    fprintf(out, "  %s %s +%.0f%%\n", r->host[a].name, r->host[b].name,
+                            100.0 * (st->median - st->min) / st->min);
+            }
+        }
+    if (count > 10)
+        fprintf(out, "  ... and %d more (see the matrix file)\n", count - 10);
+}
+
+void ecoc_print_summary(const ecoc_result *r, FILE *out)
+{
+    int ns = eco_map_nsubnets(r->map);
+    long pairs = (long)r->n * (r->n - 1) / 2;
+    char b1[32];
+    ecoc_stat st;
+
+    fprintf(out, "%d host%s, %ld of %ld pairs measured (%s) in %s\n", r->n,
+            r->n == 1 ? "" : "s", r->measured, pairs, r->sparse ? "sparse mode" : "all pairs",
+            ecoc_fmt_clock(r->seconds, b1, sizeof b1));
+    fprintf(out, "probes of %d bytes, %d samples of %d round trips per pair, threshold %g\n",
+            r->opt.size, r->opt.trials, r->opt.rounds, r->opt.threshold);
+    fprintf(out, "%d subnet%s\n", ns, ns == 1 ? "" : "s");
+    for (int s = 0; s < ns; s++) {
+        fprintf(out, "\n");
+        print_subnet(r, s, out);
+    }
+    if (ns > 1)
+        fprintf(out, "\nbetween subnets:\n");
+    for (int s = 0; s < ns; s++)
+        for (int t = s + 1; t < ns; t++) {
+            char label[64];
+            subnet_costs(r, s, t, &st, &pairs);
+            snprintf(label, sizeof label, "%d and %d", s, t);
+            print_costs(label, &st, pairs, out);
+        }
+    print_noisy(r, out);
+}

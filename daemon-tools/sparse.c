@@ -1,0 +1,263 @@
+/*
+ * sparse.c -- the cheap mode of eco-characterize: measure O(p * S) pairs
+ * of p hosts in S subnets instead of all p(p-1)/2, and find the subnets
+ * that all pairs would.  Pure: the measurement is a callback, so the
+ * selection logic is tested on planted matrices without PVM.
+ *
+ * ECO's partition (Figure 2 of the paper) merges two hosts through one
+ * edge within (1+t) of the cheapest edge of each host and of each side's
+ * subnet.  So it needs, for every host, one or two edges to its own
+ * subnet (its cheapest ones) and enough edges elsewhere to know the rest
+ * is dearer.  With f = 1 + t:
+ *
+ *   1. Hosts join one at a time, 0 .. p-1.  Partition what is measured
+ *      so far (ECO's rule, the library's code); each of these provisional
+ *      subnets has representatives: its lowest and second-lowest host.
+ *      Measure the new host h against the first representative of every
+ *      provisional subnet, then against the second representative of
+ *      the cheapest one (a second edge into its own subnet, so one bad
+ *      measurement does not isolate h) and of every subnet whose first
+ *      representative costs within f^2 of the cheapest (the ambiguous).
+ *
+ *   2. Verify, until nothing new is measured (at most 8 rounds):
+ *      partition everything measured; measure the first representatives
+ *      of every two subnets against each other (every pair of subnets
+ *      gets a measured cost for the trees between subnets), and the
+ *      second representatives too (two chances, so that one bad
+ *      measurement does not keep two halves of a subnet apart); a host
+ *      alone in its subnet is measured against four hosts of every
+ *      subnet, a host of a subnet of two against three (a small subnet
+ *      may be a piece of a real one cut off by bad measurements); a host whose measured cost to another subnet T is within
+ *      f^2 of its cheapest edge is measured against three hosts of T and
+ *      of its own subnet (falls back to more pairs where the decision is
+ *      close).
+ *
+ * The caller partitions the measured pairs with eco_map_partition.
+ * Measurements: about p * (S + 1) plus S^2 / 2 plus the ambiguous ones.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "characterize.h"
+
+typedef struct plan {
+    int n;
+    double f2;              /* (1 + threshold)^2: "close" */
+    double threshold;
+    const ecoc_sparse_ops *ops;
+    double *cost;           /* [n*n], -1 unmeasured */
+    long *measured;
+    eco_map *map;           /* hosts "h0000000".. in index order */
+    int *sub;               /* [n] provisional subnet, -1: not yet */
+    int nsub;
+    int *first, *second;    /* [n] representatives per subnet, -1 none */
+    int *size;              /* [n] hosts per subnet */
+} plan;
+
+static double cost_of(const plan *p, int a, int b)
+{
+    return p->cost[(size_t)a * p->n + b];
+}
+
+/* Measure a-b unless known; sets *fresh when it measured.  0 or the
+ * callback's value. */
+static int measure(plan *p, int a, int b, int *fresh)
+{
+    char na[16], nb[16];
+    double s = 0.0;
+    int rc;
+
+    if (a == b || a < 0 || b < 0 || cost_of(p, a, b) > 0.0)
+        return 0;
+    if ((rc = p->ops->measure(p->ops->arg, a, b, &s)) != 0)
+        return rc;
+    if (!(s > 0.0))
+        s = 1e-9; /* a clock that did not move: the cheapest possible */
+    p->cost[(size_t)a * p->n + b] = p->cost[(size_t)b * p->n + a] = s;
+    (*p->measured)++;
+    if (fresh)
+        *fresh = 1;
+    snprintf(na, sizeof na, "h%07d", a);
+    snprintf(nb, sizeof nb, "h%07d", b);
+    return eco_map_add_cost(p->map, na, nb, s) == ECO_OK ? 0 : ECO_ERR_NOMEM;
+}
+
+/* Partition the measured pairs of hosts 0..upto-1 into p->sub. */
+static int partition(plan *p, int upto)
+{
+    int rc = eco_map_partition(p->map, p->threshold);
+
+    if (rc != ECO_OK)
+        return rc;
+    /* Renumber the subnets of hosts < upto densely, by lowest host. */
+    int *id = p->size; /* reused as scratch: map subnet -> our number */
+    for (int i = 0; i < p->n; i++)
+        id[i] = -1;
+    p->nsub = 0;
+    for (int h = 0; h < upto; h++) {
+        int s = eco_map_subnet_of(p->map, h);
+        if (id[s] < 0) {
+            id[s] = p->nsub;
+            p->first[p->nsub] = h;
+            p->second[p->nsub] = -1;
+            p->nsub++;
+        } else if (p->second[id[s]] < 0)
+            p->second[id[s]] = h;
+        p->sub[h] = id[s];
+    }
+    memset(p->size, 0, (size_t)p->n * sizeof *p->size);
+    for (int h = 0; h < upto; h++)
+        p->size[p->sub[h]]++;
+    return 0;
+}
+
+/* Step 1 for host h: representatives, then the close second ones. */
+static int join(plan *p, int h)
+{
+    int best = -1, rc;
+
+    for (int s = 0; s < p->nsub; s++) {
+        if ((rc = measure(p, h, p->first[s], NULL)) != 0)
+            return rc;
+        if (best < 0 || cost_of(p, h, p->first[s]) < cost_of(p, h, p->first[best]))
+            best = s;
+    }
+    if (best < 0)
+        return 0;
+    for (int s = 0; s < p->nsub; s++)
+        if (s == best || cost_of(p, h, p->first[s]) <= p->f2 * cost_of(p, h, p->first[best]))
+            if ((rc = measure(p, h, p->second[s], NULL)) != 0)
+                return rc;
+    return 0;
+}
+
+/* The cheapest measured edge of h, and per subnet the cheapest to it. */
+static double edges_of(const plan *p, int h, double *to)
+{
+    double e = -1.0;
+
+    for (int s = 0; s < p->nsub; s++)
+        to[s] = -1.0;
+    for (int x = 0; x < p->n; x++) {
+        double c = x == h ? -1.0 : cost_of(p, h, x);
+        if (c <= 0.0)
+            continue;
+        if (e < 0.0 || c < e)
+            e = c;
+        if (to[p->sub[x]] < 0.0 || c < to[p->sub[x]])
+            to[p->sub[x]] = c;
+    }
+    return e;
+}
+
+/* Measure h against hosts of subnet s until it has `want` edges there. */
+static int at_least(plan *p, int h, int s, int want, int *fresh)
+{
+    int have = 0, rc;
+
+    for (int x = 0; x < p->n; x++)
+        have += x != h && p->sub[x] == s && cost_of(p, h, x) > 0.0;
+    for (int x = 0; x < p->n && have < want; x++)
+        if (x != h && p->sub[x] == s && cost_of(p, h, x) <= 0.0) {
+            if ((rc = measure(p, h, x, fresh)) != 0)
+                return rc;
+            have++;
+        }
+    return 0;
+}
+
+/* Step 2, one round: sets *fresh when anything new was measured. */
+static int verify(plan *p, double *to, int *fresh)
+{
+    int rc;
+
+    for (int s = 0; s < p->nsub; s++)
+        for (int t = s + 1; t < p->nsub; t++)
+            if ((rc = measure(p, p->first[s], p->first[t], fresh)) != 0 ||
+                (rc = measure(p, p->second[s], p->second[t], fresh)) != 0)
+                return rc;
+    for (int h = 0; h < p->n; h++) {
+        int own = p->sub[h];
+        double e = edges_of(p, h, to);
+        if (p->size[own] <= 2) /* alone or nearly: more chances to find its subnet */
+            for (int s = 0; s < p->nsub; s++)
+                if (s != own && (rc = at_least(p, h, s, 5 - p->size[own], fresh)) != 0)
+                    return rc;
+        for (int s = 0; s < p->nsub && e > 0.0; s++) {
+            if (s == own || to[s] <= 0.0 || to[s] > p->f2 * e)
+                continue;
+            if ((rc = at_least(p, h, s, 3, fresh)) != 0 ||
+                (rc = at_least(p, h, own, 3, fresh)) != 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static int plan_init(plan *p, int n, double threshold, const ecoc_sparse_ops *ops,
+                     double *cost, long *measured)
+{
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->threshold = threshold;
+    p->f2 = (1.0 + threshold) * (1.0 + threshold);
+    p->ops = ops;
+    p->cost = cost;
+    p->measured = measured;
+    p->sub = malloc((size_t)n * sizeof *p->sub);
+    p->first = malloc((size_t)n * sizeof *p->first);
+    p->second = malloc((size_t)n * sizeof *p->second);
+    p->size = malloc((size_t)n * sizeof *p->size);
+    p->map = eco_map_new();
+    if (!p->sub || !p->first || !p->second || !p->size || !p->map)
+        return ECO_ERR_NOMEM;
+    for (int h = 0; h < n; h++) {
+        char name[16];
+        snprintf(name, sizeof name, "h%07d", h);
+        if (eco_map_add_host(p->map, name) != h)
+            return ECO_ERR_NOMEM;
+        p->sub[h] = -1;
+    }
+    return 0;
+}
+
+static void plan_free(plan *p)
+{
+    free(p->sub);
+    free(p->first);
+    free(p->second);
+    free(p->size);
+    eco_map_free(p->map);
+}
+
+int ecoc_sparse(int n, double threshold, const ecoc_sparse_ops *ops, double *cost,
+                long *measured)
+{
+    plan p;
+    double *to = malloc(((size_t)n + 1) * sizeof *to);
+    int rc = to ? plan_init(&p, n, threshold, ops, cost, measured) : ECO_ERR_NOMEM;
+
+    for (int h = 0; h < n && rc == 0; h++) {
+        if ((rc = partition(&p, h)) != 0)
+            break;
+        if (ops->estimate)
+            ops->estimate(ops->arg, (long)(n - h) * (p.nsub + 2) +
+                          (long)(p.nsub + 1) * p.nsub / 2);
+        rc = join(&p, h);
+    }
+    for (int round = 0, fresh = 1; rc == 0 && fresh && round < 8; round++) {
+        fresh = 0;
+        if ((rc = partition(&p, n)) != 0)
+            break;
+        if (ops->estimate)
+            ops->estimate(ops->arg, (long)(p.nsub) * (p.nsub - 1) / 2);
+        rc = verify(&p, to, &fresh);
+    }
+    if (to)
+        plan_free(&p);
+    free(to);
+    return rc;
+}

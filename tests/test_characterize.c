@@ -1,0 +1,509 @@
+/*
+ * test_characterize.c -- the PVM-free half of eco-characterize and ecod:
+ * the cheap mode's choice of pairs on planted matrices of ~200 hosts
+ * (it must find the subnets that all pairs find), host lists, options,
+ * statistics, the matrix file and the atomic commit.
+ *
+ * Its own small CUnit runner: characterize_unit [SUITE...].
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <CUnit/Basic.h>
+
+#include "characterize.h"
+
+static char tmpdir[256];
+
+/* ------------------------------------------------------------------ */
+/* Planted networks                                                    */
+/* ------------------------------------------------------------------ */
+
+typedef struct planted {
+    int n;
+    int *subnet;      /* [n] planted subnet of each host */
+    double *cost;     /* [n*n] the "true" measured minimum of each pair */
+    /* bookkeeping of the callback */
+    char *asked;      /* [n*n] */
+    long calls;
+    int fail_at;      /* return 7 on this call (0: never) */
+} planted;
+
+static unsigned long long rng_state;
+
+static double uniform(void)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+/*
+ * nsub subnets with the given sizes, hosts dealt to subnets in a random
+ * order.  Subnet s: base cost b_s between 20 us and 0.5 ms (switched and
+ * slow segments); inside: b_s * (1 + up to 12% noise); between s and t:
+ * 3 * max(b_s, b_t) plus 60 us per router hop on a line of routers, with
+ * up to 10% noise.  `outliers` of the inside pairs (of subnets of >= 4
+ * hosts) are 3 to 10 times too dear: a busy moment hit every sample.
+ */
+static void plant(planted *p, const int *sizes, int nsub, unsigned long long seed,
+                  double outliers)
+{
+    int n = 0, *order;
+    double *base = malloc((size_t)nsub * sizeof *base);
+
+    rng_state = seed;
+    for (int s = 0; s < nsub; s++)
+        n += sizes[s];
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->subnet = malloc((size_t)n * sizeof *p->subnet);
+    p->cost = malloc((size_t)n * n * sizeof *p->cost);
+    p->asked = calloc((size_t)n * n, 1);
+    order = malloc((size_t)n * sizeof *order);
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    for (int i = n - 1; i > 0; i--) { /* shuffle: arrival order interleaved */
+        int j = (int)(uniform() * (i + 1)), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    for (int s = 0, k = 0; s < nsub; s++) {
+        base[s] = 20e-6 * pow(25.0, uniform());
+        for (int i = 0; i < sizes[s]; i++)
+            p->subnet[order[k++]] = s;
+    }
+    for (int a = 0; a < n; a++)
+        for (int b = a; b < n; b++) {
+            int s = p->subnet[a], t = p->subnet[b];
+            double c;
+            if (a == b)
+                c = 0.0;
+            else if (s == t) {
+                c = base[s] * (1.0 + 0.12 * uniform());
+                if (sizes[s] >= 4 && uniform() < outliers)
+                    c *= 3.0 + 7.0 * uniform();
+            } else
+                c = (3.0 * fmax(base[s], base[t]) + 60e-6 * abs(s - t)) *
+                    (1.0 + 0.10 * uniform());
+            p->cost[(size_t)a * n + b] = p->cost[(size_t)b * n + a] = c;
+        }
+    free(order);
+    free(base);
+}
+
+static void planted_free(planted *p)
+{
+    free(p->subnet);
+    free(p->cost);
+    free(p->asked);
+}
+
+static int planted_measure(void *arg, int a, int b, double *seconds)
+{
+    planted *p = arg;
+
+    CU_ASSERT(a != b);
+    CU_ASSERT(a >= 0 && a < p->n && b >= 0 && b < p->n);
+    CU_ASSERT(!p->asked[(size_t)a * p->n + b]); /* never the same pair twice */
+    p->asked[(size_t)a * p->n + b] = p->asked[(size_t)b * p->n + a] = 1;
+    if (++p->calls == p->fail_at)
+        return 7;
+    *seconds = p->cost[(size_t)a * p->n + b];
+    return 0;
+}
+
+/* Partition the pairs of cost[] that are > 0; label[h] = the lowest host
+ * of h's subnet (a numbering independent of subnet order). */
+static void partition_of(int n, const double *cost, int *label)
+{
+    eco_map *m = eco_map_new();
+    char a[16], b[16];
+
+    for (int h = 0; h < n; h++) {
+        snprintf(a, sizeof a, "h%07d", h);
+        CU_ASSERT_EQUAL_FATAL(eco_map_add_host(m, a), h);
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (cost[(size_t)i * n + j] > 0.0) {
+                snprintf(a, sizeof a, "h%07d", i);
+                snprintf(b, sizeof b, "h%07d", j);
+                eco_map_add_cost(m, a, b, cost[(size_t)i * n + j]);
+            }
+    CU_ASSERT_EQUAL_FATAL(eco_map_partition(m, ECO_DEFAULT_THRESHOLD), ECO_OK);
+    for (int h = 0; h < n; h++) {
+        int s = eco_map_subnet_of(m, h);
+        label[h] = eco_map_subnet_host(m, s, 0);
+    }
+    eco_map_free(m);
+}
+
+/* The planted subnets as labels (lowest host of each). */
+static void planted_labels(const planted *p, int *label)
+{
+    for (int h = 0; h < p->n; h++) {
+        label[h] = h;
+        for (int x = 0; x < h; x++)
+            if (p->subnet[x] == p->subnet[h]) {
+                label[h] = x;
+                break;
+            }
+    }
+}
+
+/* The cheap mode finds the subnets all pairs find, measuring at most
+ * `max_share` of the pairs; with `exact`, those are the planted subnets
+ * (ECO's rule merges two lone hosts that are each other's cheapest, so
+ * plants with several one-host subnets need not come back as planted). */
+static void check_planted(const int *sizes, int nsub, unsigned long long seed,
+                          double outliers, double max_share, int exact)
+{
+    planted p;
+    ecoc_sparse_ops ops = { planted_measure, NULL, &p };
+    double *sparse_cost;
+    int *want, *full, *got, same = 1, full_ok = 1;
+    long measured = 0, pairs;
+
+    plant(&p, sizes, nsub, seed, outliers);
+    pairs = (long)p.n * (p.n - 1) / 2;
+    want = malloc((size_t)p.n * sizeof *want);
+    full = malloc((size_t)p.n * sizeof *full);
+    got = malloc((size_t)p.n * sizeof *got);
+    sparse_cost = malloc((size_t)p.n * p.n * sizeof *sparse_cost);
+    for (size_t i = 0; i < (size_t)p.n * p.n; i++)
+        sparse_cost[i] = -1.0;
+
+    planted_labels(&p, want);
+    partition_of(p.n, p.cost, full);
+    CU_ASSERT_EQUAL(ecoc_sparse(p.n, ECO_DEFAULT_THRESHOLD, &ops, sparse_cost, &measured), 0);
+    CU_ASSERT_EQUAL(measured, p.calls);
+    partition_of(p.n, sparse_cost, got);
+    for (int h = 0; h < p.n; h++) {
+        full_ok &= !exact || full[h] == want[h];
+        same &= got[h] == full[h];
+    }
+    CU_ASSERT(full_ok);     /* the planted network is what ECO finds */
+    CU_ASSERT(same);        /* and the cheap mode finds the same */
+    CU_ASSERT(measured <= (long)(max_share * pairs));
+    fprintf(stderr, "\n    seed %llu: %d hosts in %d subnets: %ld of %ld pairs (%.0f%%); "
+            "all pairs find %s; the cheap mode finds %s", seed, p.n, nsub, measured, pairs,
+            pairs ? 100.0 * (double)measured / (double)pairs : 0.0,
+            !exact ? "(not compared)" : full_ok ? "the plant" : "NOT the plant",
+            same ? "the same" : "OTHER SUBNETS");
+    free(want);
+    free(full);
+    free(got);
+    free(sparse_cost);
+    planted_free(&p);
+}
+
+/* 200 hosts in 19 subnets of 1 to 25 hosts. */
+static const int campus200[] = { 25, 20, 18, 16, 15, 14, 12, 12, 10, 10, 9, 8, 8, 7, 6, 4,
+                                 3, 2, 1 };
+
+static void test_planted_200(void)
+{
+    int nsub = (int)(sizeof campus200 / sizeof campus200[0]), n = 0;
+
+    for (int s = 0; s < nsub; s++)
+        n += campus200[s];
+    CU_ASSERT_EQUAL(n, 200);
+    for (unsigned long long seed = 1; seed <= 10; seed++)
+        check_planted(campus200, nsub, seed, 0.0, 0.20, 1);
+    fprintf(stderr, "\n  ");
+}
+
+static void test_planted_200_outliers(void)
+{
+    int nsub = (int)(sizeof campus200 / sizeof campus200[0]);
+
+    /* 5% of the pairs inside subnets measured 3-10 times too dear. */
+    for (unsigned long long seed = 11; seed <= 20; seed++)
+        check_planted(campus200, nsub, seed, 0.05, 0.25, 1);
+    fprintf(stderr, "\n  ");
+}
+
+static void test_planted_shapes(void)
+{
+    static const int one[] = { 40 };
+    static const int two[] = { 1, 1 };
+    static const int lone[] = { 1 };
+    static const int big[] = { 100, 100, 50, 50 };
+    static const int many[] = { 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3 };
+
+    check_planted(one, 1, 3, 0.0, 0.10, 1);  /* one subnet: about 2 pairs per host */
+    check_planted(two, 2, 3, 0.0, 1.0, 0);   /* two lone hosts: ECO merges them */
+    check_planted(lone, 1, 3, 0.0, 1.0, 1);
+    check_planted(big, 4, 5, 0.01, 0.05, 1); /* 300 hosts, few subnets: cheap */
+    check_planted(many, 20, 7, 0.0, 0.70, 1); /* many tiny subnets: less gain */
+    fprintf(stderr, "\n  ");
+}
+
+static int stop_estimate_calls;
+static void count_estimate(void *arg, long more)
+{
+    (void)arg;
+    CU_ASSERT(more >= 0);
+    stop_estimate_calls++;
+}
+
+static void test_sparse_stops(void)
+{
+    planted p;
+    ecoc_sparse_ops ops = { planted_measure, count_estimate, &p };
+    double *cost;
+    long measured = 0;
+
+    plant(&p, campus200, 5, 9, 0.0);
+    cost = malloc((size_t)p.n * p.n * sizeof *cost);
+    for (size_t i = 0; i < (size_t)p.n * p.n; i++)
+        cost[i] = -1.0;
+    p.fail_at = 10;
+    CU_ASSERT_EQUAL(ecoc_sparse(p.n, ECO_DEFAULT_THRESHOLD, &ops, cost, &measured), 7);
+    CU_ASSERT_EQUAL(measured, 9);
+    CU_ASSERT(stop_estimate_calls > 0);
+    free(cost);
+    planted_free(&p);
+}
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+static void test_parse_hosts(void)
+{
+    ecoc_host *h;
+    int n;
+    char why[256];
+
+    CU_ASSERT_EQUAL(ecoc_parse_hosts("a,b.example.org,x@a", &h, &n, why, sizeof why), 0);
+    CU_ASSERT_EQUAL(n, 3);
+    if (n == 3) {
+        CU_ASSERT_STRING_EQUAL(h[0].name, "a");
+        CU_ASSERT_STRING_EQUAL(h[0].pvmhost, "a");
+        CU_ASSERT_STRING_EQUAL(h[1].pvmhost, "b.example.org");
+        CU_ASSERT_STRING_EQUAL(h[2].name, "x");
+        CU_ASSERT_STRING_EQUAL(h[2].pvmhost, "a");
+    }
+    ecoc_hosts_free(h, n);
+    CU_ASSERT_EQUAL(ecoc_parse_hosts("a,,b", &h, &n, why, sizeof why), -1);
+    CU_ASSERT_EQUAL(ecoc_parse_hosts("a,a", &h, &n, why, sizeof why), -1);
+    CU_ASSERT(strstr(why, "twice") != NULL);
+    CU_ASSERT_EQUAL(ecoc_parse_hosts("x@a,x@b", &h, &n, why, sizeof why), -1);
+    CU_ASSERT_EQUAL(ecoc_parse_hosts("a#b", &h, &n, why, sizeof why), -1);
+    CU_ASSERT_EQUAL(ecoc_parse_hosts("a b", &h, &n, why, sizeof why), -1);
+    CU_ASSERT_EQUAL(ecoc_parse_hosts("@a", &h, &n, why, sizeof why), -1);
+    CU_ASSERT_EQUAL(ecoc_parse_hosts("x@", &h, &n, why, sizeof why), -1);
+    CU_ASSERT_EQUAL(ecoc_parse_hosts("x@y@z", &h, &n, why, sizeof why), -1);
+    CU_ASSERT_EQUAL(ecoc_parse_hosts("", &h, &n, why, sizeof why), -1);
+}
+
+static void test_options(void)
+{
+    ecoc_options o;
+    char why[256];
+
+    ecoc_options_init(&o);
+    CU_ASSERT_EQUAL(o.size, 16384);
+    CU_ASSERT_EQUAL(o.trials, 8);
+    CU_ASSERT_EQUAL(o.rounds, 4);
+    CU_ASSERT_EQUAL(ecoc_option(&o, ECOC_OPT_SIZE, "4096", why, sizeof why), 0);
+    CU_ASSERT_EQUAL(o.size, 4096);
+    CU_ASSERT_EQUAL(ecoc_option(&o, ECOC_OPT_SIZE, "0", why, sizeof why), -1);
+    CU_ASSERT_EQUAL(ecoc_option(&o, ECOC_OPT_TRIALS, "15x", why, sizeof why), -1);
+    CU_ASSERT_EQUAL(ecoc_option(&o, ECOC_OPT_MODE, "sparse", why, sizeof why), 0);
+    CU_ASSERT_EQUAL(o.mode, ECOC_MODE_SPARSE);
+    CU_ASSERT_EQUAL(ecoc_option(&o, ECOC_OPT_MODE, "some", why, sizeof why), -1);
+    CU_ASSERT_EQUAL(ecoc_option(&o, ECOC_OPT_DEGREE, "3", why, sizeof why), 0);
+    CU_ASSERT_EQUAL(o.degree, 3);
+    CU_ASSERT_EQUAL(ecoc_option(&o, ECOC_OPT_DEGREE, "auto", why, sizeof why), 0);
+    CU_ASSERT_EQUAL(o.degree, 0);
+    CU_ASSERT_EQUAL(ecoc_option(&o, ECOC_OPT_DEGREE, "65", why, sizeof why), -1);
+    CU_ASSERT_EQUAL(ecoc_option(&o, ECOC_OPT_RATE, "2.5", why, sizeof why), 0);
+    CU_ASSERT_EQUAL(o.rate, 2.5);
+    CU_ASSERT_EQUAL(ecoc_option(&o, ECOC_OPT_RATE, "-1", why, sizeof why), -1);
+    CU_ASSERT_EQUAL(ecoc_option(&o, ECOC_OPT_THRESHOLD, "nan", why, sizeof why), -1);
+}
+
+static void test_stat(void)
+{
+    double s[] = { 5, 1, 3, 2, 4 }, t[] = { 4, 1, 3, 2 };
+    ecoc_stat st;
+
+    ecoc_stat_of(s, 5, &st);
+    CU_ASSERT(st.n == 5 && st.min == 1 && st.median == 3 && st.max == 5);
+    ecoc_stat_of(t, 4, &st);
+    CU_ASSERT(st.n == 4 && st.min == 1 && st.median == 2.5 && st.max == 4);
+    ecoc_stat_of(t, 0, &st);
+    CU_ASSERT_EQUAL(st.n, 0);
+}
+
+/* A result of three hosts: two close, one far, one pair unmeasured. */
+static void small_result(ecoc_result *r)
+{
+    char why[128];
+
+    memset(r, 0, sizeof *r);
+    ecoc_options_init(&r->opt);
+    CU_ASSERT_FATAL(ecoc_parse_hosts("b,a,c@a", &r->host, &r->n, why, sizeof why) == 0);
+    r->pair = calloc(9, sizeof *r->pair);
+    r->pair[0 * 3 + 1] = r->pair[1 * 3 + 0] = (ecoc_stat){ 8, 1e-4, 1.1e-4, 3e-4 };
+    r->pair[1 * 3 + 2] = r->pair[2 * 3 + 1] = (ecoc_stat){ 8, 2e-3, 2e-3, 2e-3 };
+    r->measured = 2;
+    CU_ASSERT_EQUAL(ecoc_result_partition(r, why, sizeof why), ECOC_OK);
+}
+
+static void test_matrix_roundtrip(void)
+{
+    ecoc_result r;
+    char path[400], why[512];
+    FILE *f;
+    eco_map *m = NULL;
+
+    small_result(&r);
+    CU_ASSERT_EQUAL(eco_map_nsubnets(r.map), 2);
+    snprintf(path, sizeof path, "%s/m", tmpdir);
+    f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT_EQUAL(ecoc_fprint_matrix(&r, f), 0);
+    fclose(f);
+    CU_ASSERT_EQUAL(eco_map_read_costs(path, &m, why, sizeof why), ECO_OK);
+    if (m) {
+        CU_ASSERT_EQUAL(eco_map_nhosts(m), 3);
+        CU_ASSERT_DOUBLE_EQUAL(eco_map_cost(m, eco_map_find_host(m, "a"),
+                                            eco_map_find_host(m, "b")), 1e-4, 1e-12);
+        CU_ASSERT(eco_map_cost(m, eco_map_find_host(m, "b"), eco_map_find_host(m, "c")) < 0);
+    }
+    eco_map_free(m);
+    ecoc_result_free(&r);
+}
+
+static int file_is(const char *path, const char *text)
+{
+    char buf[256] = "";
+    FILE *f = fopen(path, "r");
+    size_t got;
+
+    if (!f)
+        return 0;
+    got = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[got] = '\0';
+    return strcmp(buf, text) == 0;
+}
+
+static void test_commit(void)
+{
+    ecoc_result r;
+    char sub[400], mat[400], bad[400], err[1024];
+    eco_map *m = NULL;
+    FILE *f;
+
+    small_result(&r);
+    /* A new directory is made; both files written; the subnet file valid. */
+    snprintf(sub, sizeof sub, "%s/new/dir/subnets", tmpdir);
+    snprintf(mat, sizeof mat, "%s/new/matrix", tmpdir);
+    CU_ASSERT_EQUAL(ecoc_commit(&r, sub, mat, err, sizeof err), ECOC_OK);
+    CU_ASSERT_EQUAL(eco_map_read(sub, &m, err, sizeof err), ECO_OK);
+    CU_ASSERT(m && eco_map_nsubnets(m) == 2);
+    eco_map_free(m);
+    m = NULL;
+    CU_ASSERT_EQUAL(eco_map_read_costs(mat, &m, err, sizeof err), ECO_OK);
+    eco_map_free(m);
+
+    /* The subnet file cannot be written: the old matrix stays. */
+    snprintf(bad, sizeof bad, "%s/plainfile", tmpdir);
+    f = fopen(bad, "w");
+    fputs("x", f);
+    fclose(f);
+    f = fopen(mat, "w");
+    fputs("old\n", f);
+    fclose(f);
+    snprintf(sub, sizeof sub, "%s/plainfile/subnets", tmpdir);
+    CU_ASSERT_EQUAL(ecoc_commit(&r, sub, mat, err, sizeof err), ECOC_NOWRITE);
+    CU_ASSERT(file_is(mat, "old\n"));
+    CU_ASSERT(strstr(err, "plainfile") != NULL);
+    ecoc_result_free(&r);
+}
+
+static void test_write_atomic(void)
+{
+    char path[400], err[512];
+    struct stat st;
+
+    snprintf(path, sizeof path, "%s/atomic", tmpdir);
+    CU_ASSERT_EQUAL(ecoc_write_atomic(path, "one\n", 4, err, sizeof err), 0);
+    CU_ASSERT(file_is(path, "one\n"));
+    chmod(path, 0600);
+    CU_ASSERT_EQUAL(ecoc_write_atomic(path, "two\n", 4, err, sizeof err), 0);
+    CU_ASSERT(file_is(path, "two\n"));
+    CU_ASSERT(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+}
+
+static void test_format(void)
+{
+    char b[32];
+
+    CU_ASSERT_STRING_EQUAL(ecoc_fmt_time(12.34e-6, b, sizeof b), "12.3 us");
+    CU_ASSERT_STRING_EQUAL(ecoc_fmt_time(2.5e-3, b, sizeof b), "2.50 ms");
+    CU_ASSERT_STRING_EQUAL(ecoc_fmt_clock(65, b, sizeof b), "1:05");
+    CU_ASSERT_STRING_EQUAL(ecoc_fmt_clock(3723, b, sizeof b), "1:02:03");
+}
+
+/* ------------------------------------------------------------------ */
+
+static const struct {
+    const char *suite, *name;
+    void (*fn)(void);
+} tests[] = {
+    { "sparse", "planted 200 hosts, 19 subnets", test_planted_200 },
+    { "sparse", "planted 200 hosts, 5% outliers", test_planted_200_outliers },
+    { "sparse", "other shapes", test_planted_shapes },
+    { "sparse", "a failing measurement stops the plan", test_sparse_stops },
+    { "util", "host lists", test_parse_hosts },
+    { "util", "options", test_options },
+    { "util", "statistics", test_stat },
+    { "util", "matrix file round trip", test_matrix_roundtrip },
+    { "util", "commit", test_commit },
+    { "util", "atomic write", test_write_atomic },
+    { "util", "formatting", test_format },
+};
+
+int main(int argc, char **argv)
+{
+    CU_pSuite suite = NULL;
+    const char *last = "";
+    unsigned failures;
+    char cmd[300];
+
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/eco-char-unit-XXXXXX");
+    if (!mkdtemp(tmpdir))
+        return 2;
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+        int want = argc < 2;
+        for (int a = 1; a < argc; a++)
+            want |= strcmp(argv[a], tests[i].suite) == 0;
+        if (!want)
+            continue;
+        if (strcmp(last, tests[i].suite) != 0) {
+            suite = CU_add_suite(tests[i].suite, NULL, NULL);
+            last = tests[i].suite;
+        }
+        if (!suite || !CU_add_test(suite, tests[i].name, tests[i].fn))
+            return 2;
+    }
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    failures = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "warning: could not remove %s\n", tmpdir);
+    return failures ? 1 : 0;
+}
