@@ -11,7 +11,7 @@
  * per-message cost stays small. */
 #define ECOI_SEGMENT_MIN 4096
 #define ECOI_SEGMENT_MAX 65536
-#define ECOI_DEFAULT_LARGE 8192
+#define ECOI_DEFAULT_LARGE 512
 
 static long env_bytes(const char *name, long dflt)
 {

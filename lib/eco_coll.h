@@ -84,7 +84,7 @@ static inline int ecoi_next_tag(eco_ctx *c)
 /* The pipelining segment in bytes from $ECO_SEGMENT_SIZE, or -1 (when
  * unset): chosen per message by ecoi_segment_for. */
 long ecoi_segment_from_env(void);
-/* From how many bytes on subnets are chained: $ECO_CHAIN_BYTES or 8192. */
+/* From how many bytes on subnets are chained: $ECO_CHAIN_BYTES or 512. */
 long ecoi_large_from_env(void);
 /* The segment for a message of `bytes` bytes (the same at every member). */
 size_t ecoi_segment_for(const eco_ctx *c, size_t bytes);
