@@ -82,6 +82,7 @@ static void usage(FILE *f)
         "  --warmup N       untimed iterations first (default 3)\n"
         "  --tasks N        tasks in all, spread over the hosts (default: one per host)\n"
         "  --csv            print op,bytes,pattern,median_seconds,min_seconds rows\n"
+        "  --csv-file FILE  also write those rows to FILE\n"
         "  --topology FILE  netbed topology: print the link limit of each size\n"
         "  --plot FILE      plot time against size with gnuplot (.png or .svg)\n"
         "  --help, --version\n"
@@ -289,13 +290,13 @@ static void print_table(const setup *s, const result *res, const double *limit)
     }
 }
 
-static void print_csv(const setup *s, const result *res)
+static void print_csv(FILE *out, const setup *s, const result *res)
 {
-    printf("op,bytes,pattern,median_seconds,min_seconds\n");
+    fprintf(out, "op,bytes,pattern,median_seconds,min_seconds\n");
     for (int i = 0; i < s->nsizes; i++)
         for (int p = 0; p < s->npat; p++)
             if (!isnan(res->median[i][p]))
-                printf("%s,%d,%s,%.9f,%.9f\n", op_names[s->op], bytes_of(s, i),
+                fprintf(out, "%s,%d,%s,%.9f,%.9f\n", op_names[s->op], bytes_of(s, i),
                        pattern_names[s->pat[p]], res->median[i][p], res->min[i][p]);
 }
 
@@ -512,8 +513,8 @@ static int parse_sizes(const char *arg, int *out)
     return k;
 }
 
-/* The link limit of each size from a netbed topology (see netbed(1)). */
-int eco_bench_link_limit(const char *topology, const setup *s, double *limit);
+/* The link limit of each size from a netbed topology (see below). */
+static int eco_bench_link_limit(const char *topology, const setup *s, double *limit);
 
 int main(int argc, char **argv)
 {
@@ -525,12 +526,13 @@ int main(int argc, char **argv)
         { "topology", required_argument, NULL, 't' }, { "plot", required_argument, NULL, 'P' },
         { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
         { "worker", no_argument, NULL, 'W' }, { "mpirun", required_argument, NULL, 'M' },
+        { "csv-file", required_argument, NULL, 'F' },
         { NULL, 0, NULL, 0 }
     };
     bench B;
     setup *s = &B.s;
     int c, csv = 0, want = 0, ok = 1;
-    const char *topology = NULL, *plotfile = NULL, *mpirun = NULL;
+    const char *topology = NULL, *plotfile = NULL, *mpirun = NULL, *csvfile = NULL;
 
     memset(&B, 0, sizeof B);
     s->op = OP_BCAST;
@@ -554,6 +556,7 @@ int main(int argc, char **argv)
         case 't': topology = optarg; break;
         case 'P': plotfile = optarg; break;
         case 'M': mpirun = optarg; break;
+        case 'F': csvfile = optarg; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("eco-bench (libeco) " PACKAGE_VERSION "\n"); return 0;
         case 'W': return worker();
@@ -605,9 +608,18 @@ int main(int argc, char **argv)
     }
     printf("# eco-bench: %d tasks, root %d\n", B.n, s->root);
     if (csv)
-        print_csv(s, &res);
+        print_csv(stdout, s, &res);
     else
         print_table(s, &res, lp);
+    if (csvfile) {
+        FILE *f = fopen(csvfile, "w");
+        if (f) {
+            print_csv(f, s, &res);
+            fclose(f);
+        } else {
+            fprintf(stderr, "eco-bench: cannot write %s: %s\n", csvfile, strerror(errno));
+        }
+    }
     if (plotfile && plot(s, &res, plotfile) != 0)
         fprintf(stderr, "eco-bench: gnuplot failed (apt-get install gnuplot-nox)\n");
     eco_finalize(B.ctx);
@@ -615,11 +627,136 @@ int main(int argc, char **argv)
     return 0;
 }
 
-/* Until a topology parser lands: no limit. */
-int eco_bench_link_limit(const char *topology, const setup *s, double *limit)
+/* ------------------------------------------------------------------ */
+/* Link limits from a netbed topology                                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The topology (tests/netbed/README.md): "segment NAME RATE [in GROUP]
+ * HOST...", "group NAME RATE [in GROUP]", "host NAME RATE".  Each link is
+ * shaped at its rate both ways.  With one task per host and the root on
+ * this host, a link with b hosts beyond it (on the far side from the
+ * root) must carry at least: one copy of the message (bcast, reduce,
+ * allreduce, scan), b blocks (gather, scatter), max(b, n-b) blocks in one
+ * direction (allgather), b(n-b) blocks (alltoall).  The link limit is the
+ * largest such load over its rate: no pattern can finish sooner.
+ */
+#define TMAX 512
+typedef struct tnode {
+    char name[32];
+    int parent;        /* index of the group it hangs from, -1: top */
+    double rate;       /* bits per second, 0: unshaped */
+    int hosts;         /* hosts below it */
+    int has_root;
+} tnode;
+
+static double parse_rate(const char *r)
 {
-    (void)topology;
-    (void)s;
-    (void)limit;
+    char *end;
+    double v = strtod(r, &end);
+
+    if (strcmp(r, "none") == 0)
+        return 0;
+    if (strcmp(end, "kbit") == 0) return v * 1e3;
+    if (strcmp(end, "mbit") == 0) return v * 1e6;
+    if (strcmp(end, "gbit") == 0) return v * 1e9;
     return -1;
+}
+
+static int find_node(tnode *t, int nt, const char *name)
+{
+    for (int i = 0; i < nt; i++)
+        if (strcmp(t[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* Groups and segments as nodes, hosts as leaves; returns the host count. */
+static int read_topology(const char *path, tnode *t, int *nt, const char *root)
+{
+    char line[4096];
+    FILE *f = fopen(path, "r");
+    int nhosts = 0;
+
+    if (!f)
+        return -1;
+    *nt = 0;
+    while (fgets(line, sizeof line, f) && *nt < TMAX - 1) {
+        char *save = NULL, *kw, *name, *rate, *tok;
+        int parent = -1;
+        line[strcspn(line, "#\n")] = '\0';
+        if (!(kw = strtok_r(line, " \t", &save)) || !(name = strtok_r(NULL, " \t", &save)) ||
+            !(rate = strtok_r(NULL, " \t", &save)))
+            continue;
+        tnode *x = &t[*nt];
+        memset(x, 0, sizeof *x);
+        snprintf(x->name, sizeof x->name, "%s", name);
+        x->rate = parse_rate(rate);
+        tok = strtok_r(NULL, " \t", &save);
+        if (tok && strcmp(tok, "in") == 0) {
+            parent = find_node(t, *nt, strtok_r(NULL, " \t", &save));
+            tok = strtok_r(NULL, " \t", &save);
+        }
+        x->parent = parent;
+        if (strcmp(kw, "host") == 0) {          /* a slow host: its own link */
+            int h = find_node(t, *nt, name);
+            if (h >= 0) {
+                t[h].rate = x->rate;
+                continue;
+            }
+        }
+        (*nt)++;
+        if (strcmp(kw, "segment") != 0)
+            continue;
+        for (int seg = *nt - 1; tok; tok = strtok_r(NULL, " \t", &save)) {
+            tnode *h = &t[*nt];                  /* a host hangs from its segment */
+            memset(h, 0, sizeof *h);
+            snprintf(h->name, sizeof h->name, "%s", tok);
+            h->parent = seg;
+            h->hosts = 1;
+            h->has_root = strcmp(tok, root) == 0;
+            nhosts++;
+            if (++*nt == TMAX)
+                break;
+        }
+    }
+    fclose(f);
+    /* Hosts below every node (nodes come after their parents). */
+    for (int i = *nt - 1; i >= 0; i--)
+        if (t[i].parent >= 0) {
+            t[t[i].parent].hosts += t[i].hosts;
+            t[t[i].parent].has_root |= t[i].has_root;
+        }
+    return nhosts;
+}
+
+static int eco_bench_link_limit(const char *topology, const setup *s, double *limit)
+{
+    static tnode t[TMAX];
+    char root[256] = "";
+    int nt = 0, n;
+
+    gethostname(root, sizeof root - 1);
+    n = read_topology(topology, t, &nt, root);
+    if (n < 2 || s->op == OP_BARRIER)
+        return -1;
+    for (int i = 0; i < s->nsizes; i++) {
+        double bits = 8.0 * bytes_of(s, i), worst = 0;
+        for (int k = 0; k < nt; k++) {
+            int b = t[k].has_root ? n - t[k].hosts : t[k].hosts;
+            double blocks;
+            if (t[k].rate <= 0 || b == 0)
+                continue;
+            switch (s->op) {
+            case OP_GATHER: case OP_SCATTER: blocks = b; break;
+            case OP_ALLGATHER: blocks = b > n - b ? b : n - b; break;
+            case OP_ALLTOALL: blocks = (double)b * (n - b); break;
+            default: blocks = 1; break;
+            }
+            if (blocks * bits / t[k].rate > worst)
+                worst = blocks * bits / t[k].rate;
+        }
+        limit[i] = worst;
+    }
+    return 0;
 }
