@@ -287,20 +287,29 @@ static void run_battery(int n, const char *mode, char **env)
     drain_notices();
 }
 
-/* Subnet file over this one host with intra-subnet degree k. */
+/* A subnet file with intra-subnet degree k: over this one host, or, when
+ * $ECO_TEST_SUBNET_FILE names one (the true segments of an emulated
+ * network, tests/netbed.test), that file's subnets. */
 static char *subnet_file(int k)
 {
     static char env[512];
     char path[300], err[512];
+    const char *given = getenv("ECO_TEST_SUBNET_FILE");
     struct pvmhostinfo *hi;
     int nh, na;
-    eco_map *m = eco_map_new();
+    eco_map *m = NULL;
 
     snprintf(path, sizeof path, "%s/subnets.k%d", scratch, k);
-    pvm_config(&nh, &na, &hi);
-    eco_map_add_host(m, hi[0].hi_name);
-    eco_map_partition(m, ECO_DEFAULT_THRESHOLD);
-    eco_map_set_degree(m, 0, k);
+    if (given && *given) {
+        CU_ASSERT_FATAL(eco_map_read(given, &m, err, sizeof err) == ECO_OK);
+    } else {
+        m = eco_map_new();
+        pvm_config(&nh, &na, &hi);
+        eco_map_add_host(m, hi[0].hi_name);
+        eco_map_partition(m, ECO_DEFAULT_THRESHOLD);
+    }
+    for (int s = 0; s < eco_map_nsubnets(m); s++)
+        eco_map_set_degree(m, s, k);
     CU_ASSERT(eco_map_write(m, path, err, sizeof err) == ECO_OK);
     eco_map_free(m);
     snprintf(env, sizeof env, "ECO_SUBNET_FILE=%s", path);
