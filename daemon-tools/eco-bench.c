@@ -76,7 +76,8 @@ static void usage(FILE *f)
         "  --patterns LIST  eco pvm star binary kary3 chain openmpi (default: all\n"
         "                   but openmpi)\n"
         "  --mpirun CMD     how to start eco-bench-mpi for the openmpi pattern\n"
-        "                   (default: mpirun --allow-run-as-root --oversubscribe -np N)\n"
+        "                   (default: mpirun --allow-run-as-root --oversubscribe\n"
+        "                   --mca mpi_yield_when_idle 1 -np N)\n"
         "  --root R         root rank (default 0, this task)\n"
         "  --iters N        timed iterations per size and pattern (default 30)\n"
         "  --warmup N       untimed iterations first (default 3)\n"
@@ -357,7 +358,7 @@ static int run_openmpi(const setup *s, int n, const char *mpirun, result *res)
     if (mpirun)
         snprintf(cmd, sizeof cmd, "%s", mpirun);
     else
-        snprintf(cmd, sizeof cmd, "mpirun --allow-run-as-root --oversubscribe -np %d", n);
+        snprintf(cmd, sizeof cmd, "mpirun --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 -np %d", n);
     snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd),
              " %s/eco-bench-mpi --op %s --sizes %s --root %d --iters %d --warmup %d",
              self, op_names[s->op], sizes, s->root, s->iters, s->warmup);

@@ -52,7 +52,9 @@ patterns=eco,pvm,star,binary,kary3,chain
 mpirun=""
 if [ -x "$tools/eco-bench-mpi" ] && command -v mpirun >/dev/null; then
     echo "$hosts" | sed 's/$/ slots=1/' > "$out/mpi.hosts"
-    mpirun="mpirun --allow-run-as-root --mca plm_rsh_agent /run/netbed/${NETBED_PREFIX%-}/pvm/rsh \
+    # Open MPI busy-polls by default: with more ranks than cores that
+    # starves them all, so let idle ranks yield.
+    mpirun="mpirun --allow-run-as-root --mca mpi_yield_when_idle 1 --mca plm_rsh_agent /run/netbed/${NETBED_PREFIX%-}/pvm/rsh \
 --mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
 --hostfile $out/mpi.hosts -np $n"
     patterns=$patterns,openmpi

@@ -88,7 +88,7 @@ patterns=eco,pvm,star,binary,chain
 mpirun=""
 if [ -x "$tools/eco-bench-mpi" ] && command -v mpirun >/dev/null; then
     "$nb" hosts "$topo" | sed 's/$/ slots=1/' > "$out/mpi.hosts"
-    mpirun="mpirun --allow-run-as-root --mca plm_rsh_agent /run/netbed/demo/pvm/rsh \
+    mpirun="mpirun --allow-run-as-root --mca mpi_yield_when_idle 1 --mca plm_rsh_agent /run/netbed/demo/pvm/rsh \
 --mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
 --hostfile $out/mpi.hosts -np 6"
     patterns=$patterns,openmpi
