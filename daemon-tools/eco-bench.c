@@ -175,22 +175,34 @@ static double iteration(bench *B, int pattern, int op, int count)
     double t0 = 0;
     int rc;
 
-    if (eco_barrier(B->ctx) != 0)
+    if ((rc = eco_barrier(B->ctx)) != 0) {
+        fprintf(stderr, "eco-bench: rank %d: barrier failed: %s\n", B->me, eco_strerror(rc));
         return -1;
+    }
     if (B->me == B->s.root)
         t0 = now();
     rc = pattern == 1 ? run_pvm(B, op, count) : run_eco(B, op, count);
-    if (rc == -2)
+    if (rc == -2 && pattern == 1)
         return -2;
-    if (rc < 0)
+    if (rc < 0) {
+        fprintf(stderr, "eco-bench: rank %d: %s (%s, %d elements) failed: %s\n", B->me,
+                op_names[op], pattern_names[pattern], count,
+                pattern == 1 ? "PVM error" : eco_strerror(rc));
         return -1;
+    }
     if (B->me != B->s.root) {
         pvm_initsend(PvmDataRaw);
         return pvm_send(B->tids[B->s.root], TAG_ACK) < 0 ? -1 : 0;
     }
-    for (int i = 1; i < B->n; i++)
-        if (pvm_recv(-1, TAG_ACK) < 0)
+    /* A member that failed sends no acknowledgement: do not wait for ever. */
+    for (int i = 1; i < B->n; i++) {
+        struct timeval tv = { 600, 0 };
+        if (pvm_trecv(-1, TAG_ACK, &tv) <= 0) {
+            fprintf(stderr, "eco-bench: no acknowledgement from %d member(s) within 600 s\n",
+                    B->n - i);
             return -1;
+        }
+    }
     return now() - t0;
 }
 
@@ -401,6 +413,7 @@ static int start_tasks(int want, int **tids_out)
     n = want > 0 ? want : nhost;
     tids = malloc((size_t)n * sizeof *tids);
     tids[0] = pvm_mytid();
+    pvm_catchout(stderr);      /* the workers' messages come out here */
     /* Task i goes to host (start + i) % nhost, starting with my own host. */
     int start = 0;
     for (int h = 0; h < nhost; h++)
