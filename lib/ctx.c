@@ -65,15 +65,16 @@ int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,
     c->segment = c->segment_auto ? 0 : (size_t)ecoi_segment_from_env();
     c->large = (size_t)ecoi_large_from_env();
     c->member_host = malloc((size_t)n * sizeof *c->member_host);
-    c->trees = calloc((size_t)n, sizeof *c->trees);
-    c->chains = calloc((size_t)n, sizeof *c->chains);
-    if (!c->member_host || !c->trees || !c->chains) {
-        free(c->member_host);
-        free(c->trees);
-        free(c->chains);
-        free(c);
-        return ECO_ERR_NOMEM;
-    }
+    for (int v = 0; v < 6; v++)
+        c->shapes[v] = calloc((size_t)n, sizeof *c->shapes[v]);
+    for (int v = 0; v < 6; v++)
+        if (!c->shapes[v] || !c->member_host) {
+            for (int w = 0; w < 6; w++)
+                free(c->shapes[w]);
+            free(c->member_host);
+            free(c);
+            return ECO_ERR_NOMEM;
+        }
     memcpy(c->member_host, member_host, (size_t)n * sizeof *member_host);
     *out = c;
     return ECO_OK;
@@ -83,12 +84,11 @@ void ecoi_ctx_destroy(eco_ctx *c)
 {
     if (!c)
         return;
-    for (int r = 0; r < c->n; r++) {
-        eco_tree_free(&c->trees[r]);
-        eco_tree_free(&c->chains[r]);
+    for (int v = 0; v < 6; v++) {
+        for (int r = 0; r < c->n; r++)
+            eco_tree_free(&c->shapes[v][r]);
+        free(c->shapes[v]);
     }
-    free(c->trees);
-    free(c->chains);
     free(c->member_host);
     eco_map_free(c->map);
     if (c->tp)
@@ -96,17 +96,38 @@ void ecoi_ctx_destroy(eco_ctx *c)
     free(c);
 }
 
-int ecoi_ctx_tree(eco_ctx *c, int root, const eco_tree **tree)
+int ecoi_ctx_shape(eco_ctx *c, int root, int chain, int kmode, const eco_tree **tree)
 {
-    if (!c->trees[root]) {
+    int v = c->pattern_k ? 0 : chain * 3 + kmode;
+    eco_tree **slot = &c->shapes[v][root];
+
+    if (!*slot) {
         int rc = c->pattern_k
-            ? ecoi_tree_kary(c->n, root, c->pattern_k, &c->trees[root])
-            : eco_tree_build(c->map, c->n, c->member_host, root, &c->trees[root]);
+            ? ecoi_tree_kary(c->n, root, c->pattern_k, slot)
+            : ecoi_tree_build_shape(c->map, c->n, c->member_host, root, chain, kmode, slot);
         if (rc != ECO_OK)
             return rc;
     }
-    *tree = c->trees[root];
+    *tree = *slot;
     return ECO_OK;
+}
+
+int ecoi_ctx_tree(eco_ctx *c, int root, const eco_tree **tree)
+{
+    return ecoi_ctx_shape(c, root, 0, ECOI_K_FILE, tree);
+}
+
+int ecoi_ctx_tree_for(eco_ctx *c, int root, size_t bytes, const eco_tree **tree)
+{
+    int chain = c->large && bytes >= c->large && c->map && c->map->nsubnets >= 3;
+
+    return ecoi_ctx_shape(c, root, chain,
+                          bytes < ECOI_SMALL_BYTES ? ECOI_K_ATLEAST2 : ECOI_K_FILE, tree);
+}
+
+int ecoi_ctx_tree_flat(eco_ctx *c, int root, const eco_tree **tree)
+{
+    return ecoi_ctx_shape(c, root, 0, ECOI_K_FLAT, tree);
 }
 
 /*
@@ -116,20 +137,6 @@ int ecoi_ctx_tree(eco_ctx *c, int root, const eco_tree **tree)
  * on: it cannot have taken part in that one.  Within the current call, a
  * member waiting on the dead one fails there (the transport's receive).
  */
-int ecoi_ctx_tree_for(eco_ctx *c, int root, size_t bytes, const eco_tree **tree)
-{
-    if (c->pattern_k || !c->large || bytes < c->large || !c->map || c->map->nsubnets < 3)
-        return ecoi_ctx_tree(c, root, tree);
-    if (!c->chains[root]) {
-        int rc = ecoi_tree_build_chain(c->map, c->n, c->member_host, root,
-                                       &c->chains[root]);
-        if (rc != ECO_OK)
-            return rc;
-    }
-    *tree = c->chains[root];
-    return ECO_OK;
-}
-
 int ecoi_begin(eco_ctx *c)
 {
     int dead;
@@ -190,8 +197,9 @@ int eco_set_pattern(eco_ctx *ctx, const char *name)
     if (k == -1)                      /* star: the root sends to everybody */
         k = ctx->n > 1 ? ctx->n - 1 : 1;
     if (k != ctx->pattern_k)
-        for (int r = 0; r < ctx->n; r++)
-            eco_tree_free(&ctx->trees[r]);
+        for (int v = 0; v < 6; v++)
+            for (int r = 0; r < ctx->n; r++)
+                eco_tree_free(&ctx->shapes[v][r]);
     ctx->pattern_k = k;
     return ECO_OK;
 }

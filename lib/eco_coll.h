@@ -59,7 +59,8 @@ struct eco_ctx {
     int rank;              /* this member */
     eco_map *map;          /* the member hosts only (identical in all members) */
     int *member_host;      /* [n] index into map */
-    eco_tree **trees;      /* [n] per-root trees, built on first use */
+    eco_tree **shapes[6];  /* [shape][n] per-root trees, built on first use;
+                            * shape = chain * 3 + kmode (ecoi_ctx_shape) */
     ecoi_transport *tp;
     unsigned seq;          /* collectives started: gives each its tags */
     int broken;            /* a peer failed: every later call fails */
@@ -67,7 +68,6 @@ struct eco_ctx {
     int segment_auto;      /* segment from the message size instead */
     size_t large;          /* from this many bytes on, bcast and reduce
                             * chain the subnets (0: never) */
-    eco_tree **chains;     /* [n] per-root trees with chained subnets */
     int pattern_k;         /* 0: ECO's trees; else a k-ary tree over ranks */
     unsigned calls;        /* collectives begun */
     unsigned death_call;   /* the call during which an exit was first seen */
@@ -88,12 +88,21 @@ long ecoi_segment_from_env(void);
 long ecoi_large_from_env(void);
 /* The segment for a message of `bytes` bytes (the same at every member). */
 size_t ecoi_segment_for(const eco_ctx *c, size_t bytes);
-/* The tree for a root and a message size: ECO's tree, or for long
- * messages (>= c->large bytes, three subnets or more) the tree whose
- * subnets form a chain (ecoi_tree_build_chain). */
+/* Degree inside subnets and hosts (see ecoi_tree_build_shape). */
+enum { ECOI_K_FILE = 0, ECOI_K_ATLEAST2 = 1, ECOI_K_FLAT = 2 };
+/* Below this many bytes broadcasts and reductions use k >= 2 inside
+ * subnets (a chain's depth costs more than it saves). */
+#define ECOI_SMALL_BYTES 4096
+int ecoi_tree_build_shape(const eco_map *map, int n, const int *member_host,
+                          int root, int chain, int kmode, eco_tree **tree);
+/* A tree variant for a root, built on first use and cached. */
+int ecoi_ctx_shape(eco_ctx *c, int root, int chain, int kmode, const eco_tree **tree);
+/* The tree for a broadcast or reduction of `bytes` bytes per member: the
+ * subnets chained from c->large bytes on (three subnets or more), k at
+ * least 2 below ECOI_SMALL_BYTES. */
 int ecoi_ctx_tree_for(eco_ctx *c, int root, size_t bytes, const eco_tree **tree);
-int ecoi_tree_build_chain(const eco_map *map, int n, const int *member_host,
-                          int root, eco_tree **tree);
+/* The tree for gather and scatter: stars inside subnets and hosts. */
+int ecoi_ctx_tree_flat(eco_ctx *c, int root, const eco_tree **tree);
 
 /* Make a context over an agreed map; takes ownership of map and tp. */
 int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,

@@ -4,8 +4,10 @@
  * The tree's preorder makes every subtree one contiguous run of members,
  * so a member sends its parent a single message: its own block followed
  * by its children's runs, in preorder.  The root turns preorder into rank
- * order.  Gather-to-all (root ECO_ALL) gathers at rank 0 and broadcasts
- * the result down the same tree.
+ * order.  The tree is a star inside each subnet and host: every block
+ * crosses the root's own link anyway, and relaying only adds hops.
+ * Gather-to-all (root ECO_ALL) gathers at rank 0 and broadcasts the
+ * result down the broadcast tree for its size.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -74,9 +76,13 @@ static int gather_run(eco_ctx *ctx, const eco_tree *t, const void *sendbuf,
     if (rc == ECO_OK && ctx->rank == top)
         ecoi_preorder_to_ranks(t, pre, recvbuf, unit);
     free(pre);
-    if (rc == ECO_OK && root == ECO_ALL)
-        rc = ecoi_tree_bcast(ctx, t, ecoi_next_tag(ctx), recvbuf,
-                             (size_t)ctx->n * count, datatype);
+    if (rc == ECO_OK && root == ECO_ALL) {
+        const size_t total = (size_t)ctx->n * count;
+        const eco_tree *tb = NULL;
+        rc = ecoi_ctx_tree_for(ctx, 0, total * ecoi_type_size(datatype), &tb);
+        if (rc == ECO_OK)
+            rc = ecoi_tree_bcast(ctx, tb, ecoi_next_tag(ctx), recvbuf, total, datatype);
+    }
     return rc;
 }
 
@@ -94,7 +100,7 @@ int eco_gather(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         return ECO_OK;
     if ((rc = ecoi_begin(ctx)) != ECO_OK)
         return rc;
-    rc = ecoi_ctx_tree(ctx, root == ECO_ALL ? 0 : root, &t);
+    rc = ecoi_ctx_tree_flat(ctx, root == ECO_ALL ? 0 : root, &t);
     if (rc == ECO_OK)
         rc = gather_run(ctx, t, sendbuf, recvbuf, (size_t)count, datatype, root);
     return ecoi_end(ctx, rc);

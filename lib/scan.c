@@ -75,7 +75,7 @@ int eco_scan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         return ECO_OK;
     if ((rc = ecoi_begin(ctx)) != ECO_OK)
         return rc;
-    rc = ecoi_ctx_tree(ctx, 0, &t);
+    rc = ecoi_ctx_tree_flat(ctx, 0, &t);
     if (rc == ECO_OK)
         rc = scan_run(ctx, t, sendbuf, recvbuf, (size_t)count, datatype, op);
     return ecoi_end(ctx, rc);

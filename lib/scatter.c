@@ -69,7 +69,7 @@ int eco_scatter(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         return ECO_OK;
     if ((rc = ecoi_begin(ctx)) != ECO_OK)
         return rc;
-    rc = ecoi_ctx_tree(ctx, root, &t);
+    rc = ecoi_ctx_tree_flat(ctx, root, &t);
     if (rc == ECO_OK)
         rc = scatter_run(ctx, t, sendbuf, recvbuf, (size_t)count, datatype, root);
     return ecoi_end(ctx, rc);

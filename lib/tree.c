@@ -11,6 +11,7 @@
 
 #include "eco.h"
 #include "eco_map_impl.h"
+#include "eco_coll.h"
 
 /* Sort keys: three classes of subnet, numbered in this order. */
 #define KEY_CLASS ((long long)1 << 32)
@@ -40,7 +41,8 @@ typedef struct build {
     int *sfirst;       /* [nsub] first child subnet in schedule order, -1 if none */
     int *snext;        /* [nsub] next sibling in schedule order, -1 if none */
     int *slast;        /* [nsub] last child (for appending) */
-    int chain;         /* subnets in a chain (see ecoi_tree_build_chain) */
+    int chain;         /* subnets in a chain (see ecoi_tree_build_shape) */
+    int kmode;         /* ECOI_K_FILE, ECOI_K_ATLEAST2 or ECOI_K_FLAT */
 } build;
 
 /* A member's sort key: its host, or a key of its own for host -1. */
@@ -209,6 +211,10 @@ static int make_subnets(build *b, const gkey *k)
         if (i == 0 || k[i].skey != k[i - 1].skey) {
             b->sstart[++s] = i;
             b->deg[s] = subnet_degree(b->map, k[i].skey);
+            if (b->kmode == ECOI_K_ATLEAST2 && b->deg[s] < 2)
+                b->deg[s] = 2;
+            if (b->kmode == ECOI_K_FLAT)      /* a star: deg >= any count */
+                b->deg[s] = b->n > 1 ? b->n : 1;
             if (b->map && k[i].skey < KEY_UNMAPPED)
                 b->nmeasured = s + 1;
         }
@@ -733,7 +739,7 @@ static int tree_fill(const build *b, eco_tree *t)
  * hosts (unmapped subnets all cost the same and share one heap).
  */
 static int build_tree(const eco_map *map, int n, const int *member_host,
-                      int root, int chain, eco_tree **tree)
+                      int root, int chain, int kmode, eco_tree **tree)
 {
     build b;
     eco_tree *t = NULL;
@@ -742,6 +748,7 @@ static int build_tree(const eco_map *map, int n, const int *member_host,
         return rc;
     memset(&b, 0, sizeof b);
     b.chain = chain;
+    b.kmode = kmode;
     b.map = map;
     b.mh = member_host;
     b.n = n;
@@ -767,24 +774,30 @@ static int build_tree(const eco_map *map, int n, const int *member_host,
 int eco_tree_build(const eco_map *map, int n, const int *member_host,
                    int root, eco_tree **tree)
 {
-    return build_tree(map, n, member_host, root, 0, tree);
+    return build_tree(map, n, member_host, root, 0, ECOI_K_FILE, tree);
 }
 
 /*
- * The same tree, except that the subnets form a CHAIN: from the root's
- * subnet, each subnet passes the message on to the cheapest subnet not
- * yet reached (ties: the lower subnet).  For long, pipelined messages:
- * every link into and out of a subnet then carries the message once,
- * where a fan-out sends one copy per child subnet through the sender's
- * own link.
+ * Variants of the same tree for particular messages:
+ *
+ * chain: the subnets form a CHAIN: from the root's subnet, each subnet
+ * passes the message on to the cheapest subnet not yet reached (ties: the
+ * lower subnet).  For long, pipelined broadcasts and reductions: every
+ * link into and out of a subnet then carries the message once, where a
+ * fan-out sends one copy per child subnet through the sender's own link.
  *
  *      root's subnet --> nearest --> next nearest --> ...
- *          (each subnet: the same k-ary host and task trees)
+ *
+ * kmode: the degree inside subnets and hosts: the subnet file's k
+ * (ECOI_K_FILE); at least 2 (ECOI_K_ATLEAST2: short messages, where a
+ * chain's depth costs more than its bandwidth saves); or a star
+ * (ECOI_K_FLAT: gather and scatter, whose blocks all cross the root's own
+ * link anyway, so relaying them only adds store-and-forward hops).
  */
-int ecoi_tree_build_chain(const eco_map *map, int n, const int *member_host,
-                          int root, eco_tree **tree)
+int ecoi_tree_build_shape(const eco_map *map, int n, const int *member_host,
+                          int root, int chain, int kmode, eco_tree **tree)
 {
-    return build_tree(map, n, member_host, root, 1, tree);
+    return build_tree(map, n, member_host, root, chain, kmode, tree);
 }
 
 /* ------------------------------------------------------------------ */

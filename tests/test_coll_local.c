@@ -248,7 +248,7 @@ static void test_chain_trees(void)
         eco_map *m = make_map(&c);
         eco_tree *t = NULL;
         int entered = 0;
-        CU_ASSERT_FATAL(ecoi_tree_build_chain(m, c.n, c.member_host, root, &t) == ECO_OK);
+        CU_ASSERT_FATAL(ecoi_tree_build_shape(m, c.n, c.member_host, root, 1, ECOI_K_FILE, &t) == ECO_OK);
         for (int x = 0; x < c.n; x++) {
             int out = 0;
             for (int i = t->child_off[x]; i < t->child_off[x + 1]; i++)
@@ -257,6 +257,12 @@ static void test_chain_trees(void)
             entered += t->kind[x] == ECO_EDGE_SUBNETS;
         }
         CU_ASSERT_EQUAL(entered, c.nsub - 1);
+        eco_tree_free(&t);
+        /* Flat: inside a subnet nobody relays for another host. */
+        CU_ASSERT_FATAL(ecoi_tree_build_shape(m, c.n, c.member_host, root, 0, ECOI_K_FLAT, &t) == ECO_OK);
+        for (int x = 0; x < c.n; x++)
+            if (t->kind[x] == ECO_EDGE_HOSTS)
+                CU_ASSERT(t->kind[t->parent[x]] != ECO_EDGE_HOSTS);
         eco_tree_free(&t);
         eco_map_free(m);
     }
