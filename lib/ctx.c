@@ -131,24 +131,19 @@ int ecoi_ctx_tree_flat(eco_ctx *c, int root, const eco_tree **tree)
 }
 
 /*
- * A member that gave up makes everyone fail at once.  A member that exited
- * may have finished the collective this member is only starting (a leaf
- * of a gather sends and leaves), so its exit is fatal from the NEXT call
- * on: it cannot have taken part in that one.  Within the current call, a
- * member waiting on the dead one fails there (the transport's receive).
+ * A member that gave up makes everyone fail at once.  An exit alone fails
+ * nothing here: the member that exited may have made every collective it
+ * had to, however far this member lags behind (a leaf that sent its part
+ * of a reduce and left).  A member that still needs it fails in the
+ * transport, waiting on it or sending to it, and its abort notice then
+ * reaches the others.
  */
 int ecoi_begin(eco_ctx *c)
 {
-    int dead;
-
     if (c->broken)
         return ECO_ERR_PEER;
     c->tp->enter(c->tp);
-    c->calls++;
-    dead = c->tp->poll(c->tp);
-    if (dead > 0 && c->death_call == 0)
-        c->death_call = c->calls;
-    if (dead < 0 || (c->death_call && c->calls > c->death_call))
+    if (c->tp->poll(c->tp) != ECO_OK)
         return ecoi_end(c, ECO_ERR_PEER);
     return ECO_OK;
 }

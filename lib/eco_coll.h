@@ -43,8 +43,8 @@ struct ecoi_transport {
     int (*recv)(ecoi_transport *t, int src, int tag, void *buf,
                 size_t count, int datatype, const int *fwd, int nfwd);
     /* At the start of every collective: ECO_ERR_PEER when a member gave
-     * up (sent an abort), else the number of members known to have exited
-     * (0 when none). */
+     * up (sent an abort), else ECO_OK.  Reads the exit notices that have
+     * arrived, so that a send to a member known to be gone fails. */
     int (*poll)(ecoi_transport *t);
     /* Tell peers that this member gave up on the current collective. */
     void (*abort)(ecoi_transport *t, const int *peers, int npeers);
@@ -69,8 +69,6 @@ struct eco_ctx {
     size_t large;          /* from this many bytes on, bcast and reduce
                             * chain the subnets (0: never) */
     int pattern_k;         /* 0: ECO's trees; else a k-ary tree over ranks */
-    unsigned calls;        /* collectives begun */
-    unsigned death_call;   /* the call during which an exit was first seen */
 };
 
 /* Tags: one fresh tag per collective call, from a sequence number. */

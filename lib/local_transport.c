@@ -126,7 +126,7 @@ static int l_send(ecoi_transport *t, int dest, int tag, const void *buf,
 {
     local_tp *p = (local_tp *)t;
 
-    if (p->w->dead[p->rank])
+    if (p->w->dead[p->rank] || p->w->dead[dest])
         return ECO_ERR_PEER;
     return l_post(p->w, p->rank, dest, tag, buf, count * ecoi_type_size(datatype));
 }
@@ -172,7 +172,8 @@ static int l_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
     if (!m)
         return rc;
     for (int i = 0; i < nfwd && rc == ECO_OK; i++)
-        rc = l_post(p->w, p->rank, fwd[i], tag, m->data, m->bytes);
+        rc = p->w->dead[fwd[i]] ? ECO_ERR_PEER
+                                : l_post(p->w, p->rank, fwd[i], tag, m->data, m->bytes);
     if (rc == ECO_OK && m->bytes != bytes)
         rc = ECO_ERR_MISMATCH;
     if (rc == ECO_OK && bytes)
@@ -188,8 +189,6 @@ static int l_poll(ecoi_transport *t)
     int rc = ECO_OK;
 
     pthread_mutex_lock(&w->lock);
-    for (int r = 0; r < w->n; r++)
-        rc += w->dead[r];
     for (int r = 0; r < w->n; r++)
         if (w->aborted[p->rank * w->n + r])
             rc = ECO_ERR_PEER;

@@ -12,10 +12,19 @@
  * library's context) when another member exits.  A receive waits in slices
  * of ECOI_POLL_SECONDS; between slices it reads the exit notices and the
  * abort notices of peers that gave up, and fails with ECO_ERR_PEER when the
- * member it waits on is gone.  A member that fails tells its tree
- * neighbours (abort), so the error spreads instead of leaving them hanging.
+ * member it waits on is gone; a send to a member known to be gone fails
+ * too (that member cannot have finished the collective).  An exit alone
+ * fails nothing: the member may have made every collective it had to.
+ * A member that fails tells the others (abort), so the error spreads
+ * instead of leaving them hanging.
+ *
+ * A send to a task that has just exited writes to a closed socket: inside
+ * the library SIGPIPE is held and a SIGPIPE it caused is discarded, so
+ * that a member does not die of its peer's death (the send fails, or the
+ * exit notice tells).
  */
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -33,6 +42,8 @@ typedef struct pvm_tp {
     int owner;                  /* 1 at rank 0, which made the context */
     int encoding;               /* PvmDataRaw when all hosts share a format */
     int saved_ctx, saved_s, saved_r;
+    sigset_t saved_mask;        /* the caller's signal mask */
+    int pipe_pending;           /* SIGPIPE was pending on entry */
     unsigned char *dead;        /* [n] exit notice seen */
 } pvm_tp;
 
@@ -97,6 +108,12 @@ static int pack_enc(int enc, int dt, void *p, int n, int unpack)
 static void tp_enter(ecoi_transport *t)
 {
     pvm_tp *p = (pvm_tp *)t;
+    sigset_t pipe, pending;
+
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, &p->saved_mask);
+    p->pipe_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
     p->saved_ctx = pvm_setcontext(p->pvmctx);
     p->saved_s = pvm_setsbuf(0);
     p->saved_r = pvm_setrbuf(0);
@@ -112,6 +129,16 @@ static void tp_leave(ecoi_transport *t)
     pvm_setrbuf(p->saved_r > 0 ? p->saved_r : 0);
     pvm_setsbuf(p->saved_s > 0 ? p->saved_s : 0);
     pvm_setcontext(p->saved_ctx);
+    /* Discard the SIGPIPE the library caused, then unblock. */
+    if (!p->pipe_pending) {
+        sigset_t pipe, pending;
+        struct timespec zero = { 0, 0 };
+        sigemptyset(&pipe);
+        sigaddset(&pipe, SIGPIPE);
+        if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE))
+            sigtimedwait(&pipe, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &p->saved_mask, NULL);
 }
 
 static int tp_send(ecoi_transport *t, int dest, int tag, const void *buf,
@@ -122,6 +149,8 @@ static int tp_send(ecoi_transport *t, int dest, int tag, const void *buf,
 
     if (count > INT_MAX)
         return ECO_ERR_ARG;
+    if (p->dead[dest])
+        return ECO_ERR_PEER;
     bid = pvm_mkbuf(p->encoding);
     if (bid < 0)
         return ECO_ERR_PVM;
@@ -163,8 +192,16 @@ static int wait_msg(pvm_tp *p, int src, int tag, int *bid)
         if (b < 0)
             return ECO_ERR_PVM;
         read_exits(p);
-        if (p->dead[src])
-            return ECO_ERR_PEER;
+        /* Gone: a message it sent before it left may have arrived
+         * behind the exit notice. */
+        if (p->dead[src]) {
+            b = pvm_nrecv(p->tids[src], tag);
+            if (b > 0) {
+                *bid = b;
+                return ECO_OK;
+            }
+            return b < 0 ? ECO_ERR_PVM : ECO_ERR_PEER;
+        }
         b = pvm_nrecv(p->tids[src], ECOI_TAG_ABORT);
         if (b > 0) {
             pvm_freebuf(b);
@@ -188,7 +225,7 @@ static int tp_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
     if (nfwd > 0) {
         pvm_setsbuf(bid);
         for (int i = 0; i < nfwd && rc == ECO_OK; i++)
-            if (pvm_send(p->tids[fwd[i]], tag) < 0)
+            if (p->dead[fwd[i]] || pvm_send(p->tids[fwd[i]], tag) < 0)
                 rc = ECO_ERR_PEER;
         pvm_setsbuf(0);
         pvm_setrbuf(bid);
@@ -207,14 +244,11 @@ static int tp_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
 static int tp_poll(ecoi_transport *t)
 {
     pvm_tp *p = (pvm_tp *)t;
-    int dead = 0;
 
     if (pvm_probe(-1, ECOI_TAG_ABORT) > 0)
         return ECO_ERR_PEER;
     read_exits(p);
-    for (int r = 0; r < p->n; r++)
-        dead += p->dead[r];
-    return dead;
+    return ECO_OK;
 }
 
 static void tp_abort(ecoi_transport *t, const int *peers, int npeers)

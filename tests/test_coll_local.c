@@ -350,10 +350,11 @@ static int victim_body(eco_ctx *ctx, member *me)
     return ECO_OK;
 }
 
-/* Broadcasts from rank 0 after member 3 died: a member that only sends
- * may finish the call during which it first sees the exit (member 3 might
- * have finished that one before dying); every survivor fails by the call
- * after. */
+/* Broadcasts from rank 0 after member 3 died, then a barrier.  Whoever
+ * must send to member 3 or waits on it fails; a member that only sends to
+ * live members (the root) may return 0, since an exit alone is no error
+ * (member 3 might have finished all its collectives before leaving); the
+ * barrier needs everybody and fails everywhere. */
 static pthread_barrier_t died;   /* member 3 is dead before anyone starts */
 
 static int sender_body(eco_ctx *ctx, member *me)
@@ -365,8 +366,8 @@ static int sender_body(eco_ctx *ctx, member *me)
     pthread_barrier_wait(&died);
     if (me->rank == 3)
         return ECO_OK;
-    eco_bcast(ctx, &x, 1, PVM_INT, 0);
     me->rep.checks = eco_bcast(ctx, &x, 1, PVM_INT, 0);
+    me->rep.failures = eco_barrier(ctx);
     return ECO_OK;
 }
 
@@ -392,9 +393,22 @@ static void test_member_dies(void)
     pthread_barrier_init(&died, NULL, (unsigned)c.n);
     ms = run_members(&c, ECOT_QUICK, sender_body, &w);
     pthread_barrier_destroy(&died);
-    for (int r = 0; r < c.n; r++)
-        if (r != 3)
+    /* The broadcast's tree: one int, from rank 0. */
+    eco_map *m = make_map(&c);
+    eco_tree *t = NULL;
+    CU_ASSERT_FATAL(ecoi_tree_build_shape(m, c.n, c.member_host, 0, 0, ECOI_K_ATLEAST2, &t) == ECO_OK);
+    for (int r = 0; r < c.n; r++) {
+        int below = 0;                /* member 3 is r's ancestor */
+        if (r == 3)
+            continue;
+        for (int a = t->parent[r]; a >= 0; a = t->parent[a])
+            below |= a == 3;
+        if (below || t->parent[3] == r)
             CU_ASSERT_EQUAL(ms[r].rep.checks, ECO_ERR_PEER);
+        CU_ASSERT_EQUAL(ms[r].rep.failures, ECO_ERR_PEER);
+    }
+    eco_tree_free(&t);
+    eco_map_free(m);
     free(ms);
     ecoi_local_world_free(w);
 }
