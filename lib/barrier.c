@@ -14,7 +14,8 @@ int eco_barrier(eco_ctx *ctx)
         return ECO_ERR_ARG;
     if ((rc = ecoi_begin(ctx)) != ECO_OK)
         return rc;
-    rc = ecoi_ctx_tree(ctx, 0, &t);
+    /* Stars inside subnets: the fewest hops for empty messages. */
+    rc = ecoi_ctx_tree_flat(ctx, 0, &t);
     if (rc == ECO_OK)
         rc = ecoi_tree_gather(ctx, t, ecoi_next_tag(ctx), NULL, NULL, 0, PVM_BYTE);
     if (rc == ECO_OK)
