@@ -5,7 +5,8 @@
  *
  * Patterns: eco (ECO's trees), pvm (PVM's own group calls), and the
  * topology-unaware trees star, binary, kary3, chain (eco_set_pattern: the
- * same library code walking another tree).  Time of one iteration: from
+ * same library code walking another tree), taking turns iteration by
+ * iteration.  Time of one iteration: from
  * the moment the root starts the operation to the moment the root holds an
  * acknowledgement from every other member that it is done; a barrier
  * separates iterations and warm-up iterations are not counted.
@@ -226,41 +227,48 @@ static int bytes_of(const setup *s, int i)
     return (s->sizes[i] / sz) * sz;
 }
 
-/* Measure every size under every pattern; the root fills res. */
+/* Measure every size under every pattern; the root fills res.  The
+ * patterns take turns iteration by iteration, so that a drift of the
+ * machine over the run (other load, warming up) favours none of them. */
 static int measure(bench *B, result *res)
 {
     const setup *s = &B->s;
-    double *t = malloc((size_t)(s->iters + 1) * sizeof *t);
+    double *t = malloc((size_t)(s->iters + 1) * MAXP * sizeof *t);
 
     if (!t)
         return -1;
     for (int i = 0; i < s->nsizes; i++) {
         int esz = elem_type(s->op) == PVM_DOUBLE ? 8 : 1, count = s->sizes[i] / esz;
-        for (int p = 0; p < s->npat; p++) {
-            int pat = s->pat[p];
-            double r = 0;
-            if (pat == PAT_OPENMPI) {      /* measured by eco-bench-mpi */
-                res->median[i][p] = res->min[i][p] = NAN;
-                continue;
-            }
-            eco_set_pattern(B->ctx, pat == 1 ? "eco" : pattern_names[pat]);
-            for (int k = 0; k < s->warmup + s->iters && r >= 0; k++) {
+        char skip[MAXP] = { 0 };
+        for (int k = 0; k < s->warmup + s->iters; k++)
+            for (int p = 0; p < s->npat; p++) {
+                int pat = s->pat[p];
+                double r;
+                if (pat == PAT_OPENMPI || skip[p])   /* openmpi: eco-bench-mpi */
+                    continue;
+                eco_set_pattern(B->ctx, pat == 1 ? "eco" : pattern_names[pat]);
                 r = iteration(B, pat, s->op, count);
+                if (r == -2) {
+                    skip[p] = 1;
+                    continue;
+                }
+                if (r < 0) {
+                    free(t);
+                    return -1;
+                }
                 if (k >= s->warmup)
-                    t[k - s->warmup] = r;
+                    t[p * (s->iters + 1) + (k - s->warmup)] = r;
             }
-            if (r == -2) {
+        for (int p = 0; p < s->npat; p++) {
+            double *tp = t + p * (s->iters + 1);
+            if (s->pat[p] == PAT_OPENMPI || skip[p]) {
                 res->median[i][p] = res->min[i][p] = NAN;
                 continue;
             }
-            if (r < 0) {
-                free(t);
-                return -1;
-            }
-            qsort(t, (size_t)s->iters, sizeof *t, cmp_double);
-            res->median[i][p] = s->iters % 2 ? t[s->iters / 2]
-                                             : (t[s->iters / 2 - 1] + t[s->iters / 2]) / 2;
-            res->min[i][p] = t[0];
+            qsort(tp, (size_t)s->iters, sizeof *tp, cmp_double);
+            res->median[i][p] = s->iters % 2 ? tp[s->iters / 2]
+                                             : (tp[s->iters / 2 - 1] + tp[s->iters / 2]) / 2;
+            res->min[i][p] = tp[0];
         }
     }
     eco_set_pattern(B->ctx, "eco");
