@@ -15,11 +15,18 @@
 /* The context in which eco_init's first message travels: below the range
  * pvm_newcontext hands out (host number << 18), so never one of those. */
 #define ECOI_BOOT_CONTEXT 0x3ec0
+/* The context of the PVM compatibility layer's broadcast traffic
+ * (lib/compat/), from the same range. */
+#define ECOI_COMPAT_CONTEXT 0x3ec1
 
 /* A transport over PVM for member rank of tids[0..n-1]. */
 ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
                                    int pvmctx, int owner, int encoding);
 /* Ask PVM for exit notices of the other members. */
 int ecoi_pvm_watch(ecoi_transport *t);
+
+/* eco_init's lookup of the subnet file (file, $ECO_SUBNET_FILE,
+ * ~/.eco/subnets, the system file); *map stays NULL when there is none. */
+int ecoi_load_subnet_file(const char *file, eco_map **map);
 
 #endif

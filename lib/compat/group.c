@@ -1,0 +1,113 @@
+/*
+ * group.c -- one eco context per PVM group, over its current members.
+ *
+ * PVM's group server stays the authority on membership: every collective
+ * call asks it for the member list (one query, or none for a frozen group,
+ * whose list libgpvm3 caches).  The context built over a list is kept
+ * while the list is the same, and rebuilt (eco_init, collective over the
+ * new members) when it changes: members that joined late, left, or exited.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include "ecopvm.h"
+
+typedef struct grp {
+    char *name;
+    int n;
+    int *tids;        /* the members the context was built over */
+    eco_ctx *ctx;
+    struct grp *next;
+} grp;
+
+static grp *groups;
+
+static grp *find(const char *name, int create)
+{
+    grp *g;
+
+    for (g = groups; g; g = g->next)
+        if (strcmp(g->name, name) == 0)
+            return g;
+    if (!create || !(g = calloc(1, sizeof *g)))
+        return NULL;
+    if (!(g->name = strdup(name))) {
+        free(g);
+        return NULL;
+    }
+    g->next = groups;
+    groups = g;
+    return g;
+}
+
+static void forget(grp *g)
+{
+    if (g->ctx)
+        eco_finalize(g->ctx);
+    g->ctx = NULL;
+    free(g->tids);
+    g->tids = NULL;
+    g->n = 0;
+}
+
+/*
+ * eco_init's members other than rank 0 ask PVM for rank 0's exit notice
+ * while they wait for it, and cancel that at the end.  PVM 3.4 answers a
+ * cancelled PvmTaskExit notify with a notice all the same, in eco_init's
+ * boot context: left there, a later eco_init with the same rank 0 takes it
+ * for rank 0's exit (ECO_ERR_PEER).  Take it now (it comes at once).
+ */
+static void take_cancel_notice(int tid0)
+{
+    int old = pvm_setcontext(ECOI_BOOT_CONTEXT), rb = pvm_setrbuf(0), who = 0;
+    struct timeval tv = { 2, 0 };
+
+    while (who != tid0) {
+        int b = pvm_trecv(-1, ECOI_TAG_EXIT, &tv);
+        if (b <= 0)
+            break;
+        if (pvm_upkint(&who, 1, 1) < 0)
+            who = 0;
+        pvm_freebuf(b);
+    }
+    pvm_setrbuf(rb > 0 ? rb : 0);
+    pvm_setcontext(old);
+}
+
+int ecopvm_group_ctx(const char *group, int n, const int *tids, eco_ctx **ctx)
+{
+    grp *g = find(group, 1);
+    int rc;
+
+    *ctx = NULL;
+    if (!g)
+        return ECO_ERR_NOMEM;
+    if (g->ctx && g->n == n && memcmp(g->tids, tids, (size_t)n * sizeof *tids) == 0) {
+        *ctx = g->ctx;
+        return ECO_OK;
+    }
+    forget(g);
+    g->tids = malloc((size_t)n * sizeof *g->tids);
+    if (!g->tids)
+        return ECO_ERR_NOMEM;
+    memcpy(g->tids, tids, (size_t)n * sizeof *tids);
+    rc = eco_init(NULL, n, tids, &g->ctx);
+    if (rc != ECO_OK) {
+        g->ctx = NULL;
+        forget(g);
+        return rc;
+    }
+    if (eco_rank(g->ctx) > 0)
+        take_cancel_notice(tids[0]);
+    g->n = n;
+    *ctx = g->ctx;
+    return ECO_OK;
+}
+
+void ecopvm_group_drop(const char *group)
+{
+    grp *g = group ? find(group, 0) : NULL;
+
+    if (g)
+        forget(g);
+}
