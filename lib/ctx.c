@@ -90,6 +90,7 @@ void ecoi_ctx_destroy(eco_ctx *c)
         free(c->shapes[v]);
     }
     free(c->member_host);
+    free(c->ring);
     eco_map_free(c->map);
     if (c->tp)
         c->tp->destroy(c->tp);
@@ -128,6 +129,22 @@ int ecoi_ctx_tree_for(eco_ctx *c, int root, size_t bytes, const eco_tree **tree)
 int ecoi_ctx_tree_flat(eco_ctx *c, int root, const eco_tree **tree)
 {
     return ecoi_ctx_shape(c, root, 0, ECOI_K_FLAT, tree);
+}
+
+int ecoi_ctx_ring(eco_ctx *c, const int **ring)
+{
+    if (!c->ring) {
+        int rc, *r = malloc((size_t)c->n * sizeof *r);
+        if (!r)
+            return ECO_ERR_NOMEM;
+        if ((rc = eco_ring(c, r)) != ECO_OK) {
+            free(r);
+            return rc;
+        }
+        c->ring = r;
+    }
+    *ring = c->ring;
+    return ECO_OK;
 }
 
 /*

@@ -69,6 +69,7 @@ struct eco_ctx {
     size_t large;          /* from this many bytes on, bcast and reduce
                             * chain the subnets (0: never) */
     int pattern_k;         /* 0: ECO's trees; else a k-ary tree over ranks */
+    int *ring;             /* [n] eco_ring's order, made on first use */
 };
 
 /* Tags: one fresh tag per collective call, from a sequence number. */
@@ -115,6 +116,9 @@ int ecoi_ctx_tree(eco_ctx *c, int root, const eco_tree **tree);
  * broken and tells every other member, so nobody waits on this one. */
 int ecoi_begin(eco_ctx *c);
 int ecoi_end(eco_ctx *c, int status);
+
+/* eco_ring's order of the members, made on first use and kept. */
+int ecoi_ctx_ring(eco_ctx *c, const int **ring);
 
 /* A k-ary heap over the ranks from root on (topology-unaware). */
 int ecoi_tree_kary(int n, int root, int k, eco_tree **tree);

@@ -6,8 +6,20 @@
  * by its children's runs, in preorder.  The root turns preorder into rank
  * order.  The tree is a star inside each subnet and host: every block
  * crosses the root's own link anyway, and relaying only adds hops.
- * Gather-to-all (root ECO_ALL) gathers at rank 0 and broadcasts the
- * result down the broadcast tree for its size.
+ * Gather-to-all (root ECO_ALL) of short blocks gathers at rank 0 and
+ * broadcasts the result down the broadcast tree for its size.  From
+ * ctx->large bytes per member on, it runs around eco_ring's ring instead,
+ * where each subnet's members are neighbours:
+ *
+ *     step s: every member sends right the block it got at step s - 1
+ *             (its own at step 0) and receives the next one from the left
+ *
+ *     [a] -> [b] -> [c] -> [d] -> back to [a]     n - 1 steps
+ *
+ * Every link of the ring carries n - 1 blocks, and a subnet is entered
+ * over one link only, so each block enters each subnet about once: near
+ * the least any algorithm must move, against n blocks through rank 0's
+ * link twice for the tree.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +98,34 @@ static int gather_run(eco_ctx *ctx, const eco_tree *t, const void *sendbuf,
     return rc;
 }
 
+/* Gather-to-all around the ring (long blocks). */
+static int ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf,
+                          size_t count, int datatype)
+{
+    const size_t unit = count * ecoi_type_size(datatype);
+    const int n = c->n, tag = ecoi_next_tag(c);
+    const int *ring = NULL;
+    int p = 0, left, right, rc = ecoi_ctx_ring(c, &ring);
+
+    if (rc != ECO_OK)
+        return rc;
+    while (ring[p] != c->rank)
+        p++;
+    left = ring[(p + n - 1) % n];
+    right = ring[(p + 1) % n];
+    memcpy((char *)recvbuf + (size_t)c->rank * unit, sendbuf, unit);
+    /* PVM buffers sends, so sending before receiving cannot deadlock. */
+    for (int s = 0; s < n - 1 && rc == ECO_OK; s++) {
+        int out = ring[(p + n - s) % n], in = ring[(p + n - s - 1) % n];
+        rc = c->tp->send(c->tp, right, tag, (char *)recvbuf + (size_t)out * unit,
+                         count, datatype);
+        if (rc == ECO_OK)
+            rc = c->tp->recv(c->tp, left, tag, (char *)recvbuf + (size_t)in * unit,
+                             count, datatype, NULL, 0);
+    }
+    return rc;
+}
+
 int eco_gather(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                int datatype, int root)
 {
@@ -100,6 +140,10 @@ int eco_gather(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         return ECO_OK;
     if ((rc = ecoi_begin(ctx)) != ECO_OK)
         return rc;
+    /* The comparison patterns (eco_set_pattern) keep the tree walk. */
+    if (root == ECO_ALL && !ctx->pattern_k && ctx->n > 2 && ctx->large &&
+        (size_t)count * ecoi_type_size(datatype) >= ctx->large)
+        return ecoi_end(ctx, ring_allgather(ctx, sendbuf, recvbuf, (size_t)count, datatype));
     rc = ecoi_ctx_tree_flat(ctx, root == ECO_ALL ? 0 : root, &t);
     if (rc == ECO_OK)
         rc = gather_run(ctx, t, sendbuf, recvbuf, (size_t)count, datatype, root);

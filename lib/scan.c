@@ -1,10 +1,20 @@
 /*
  * scan.c -- inclusive scan in rank order.
  *
- * The members' vectors are gathered at rank 0 up its tree, rank 0 forms
- * the prefixes in rank order (prefix[r] = prefix[r-1] op x[r]) and
- * scatters them down the same tree.  Only associativity is needed of the
- * op.  Cost: two tree passes carrying n * count elements at the top.
+ * Short vectors: the members' vectors are gathered at rank 0 up its tree,
+ * rank 0 forms the prefixes in rank order (prefix[r] = prefix[r-1] op x[r])
+ * and scatters them down the same tree: two tree passes, few hops, but
+ * n * count elements through rank 0's link.
+ *
+ * Long vectors (from ctx->large bytes on): a pipelined chain in rank order.
+ *
+ *     x0 -> [0] -p0-> [1] -p1-> [2] -p2-> ... [n-1]      p_r = p_(r-1) op x_r
+ *
+ * Member r takes each segment of p_(r-1) from r-1, combines its own
+ * segment and passes p_r on to r+1 at once, so segments stream down the
+ * chain: about count * size / bandwidth + (n - 1) segment times, and no
+ * member's link carries more than two vectors.  Only associativity is
+ * needed of the op in both.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +69,33 @@ static int scan_run(eco_ctx *ctx, const eco_tree *t, const void *sendbuf,
     return rc;
 }
 
+/* The pipelined chain in rank order (long vectors). */
+static int scan_chain(eco_ctx *c, const char *mine, char *out, size_t count,
+                      int datatype, eco_op op)
+{
+    const size_t size = ecoi_type_size(datatype);
+    const int tag = ecoi_next_tag(c), me = c->rank;
+    size_t step = ecoi_segment_for(c, count * size) / size;
+    int rc = ECO_OK;
+
+    if (step == 0 || step > count)
+        step = count;
+    for (size_t off = 0; off < count && rc == ECO_OK; off += step) {
+        size_t len = count - off < step ? count - off : step;
+        char *seg = out + off * size;
+        if (me > 0) {
+            rc = c->tp->recv(c->tp, me - 1, tag, seg, len, datatype, NULL, 0);
+            if (rc == ECO_OK)
+                rc = ecoi_op_apply(op, datatype, seg, mine + off * size, len);
+        } else {
+            memcpy(seg, mine + off * size, len * size);
+        }
+        if (rc == ECO_OK && me + 1 < c->n)
+            rc = c->tp->send(c->tp, me + 1, tag, seg, len, datatype);
+    }
+    return rc;
+}
+
 int eco_scan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
              int datatype, eco_op op)
 {
@@ -75,6 +112,10 @@ int eco_scan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         return ECO_OK;
     if ((rc = ecoi_begin(ctx)) != ECO_OK)
         return rc;
+    /* The comparison patterns (eco_set_pattern) keep the tree walk. */
+    if (!ctx->pattern_k && ctx->large &&
+        (size_t)count * ecoi_type_size(datatype) >= ctx->large)
+        return ecoi_end(ctx, scan_chain(ctx, sendbuf, recvbuf, (size_t)count, datatype, op));
     rc = ecoi_ctx_tree_flat(ctx, 0, &t);
     if (rc == ECO_OK)
         rc = scan_run(ctx, t, sendbuf, recvbuf, (size_t)count, datatype, op);
