@@ -13,16 +13,8 @@
  * Member r takes each segment of p_(r-1) from r-1, combines its own
  * segment and passes p_r on to r+1 at once, so segments stream down the
  * chain: about count * size / bandwidth + (n - 1) segment times, and no
- * member's link carries more than two vectors.
- *
- * Short vectors inside one subnet (all hops alike): recursive doubling.
- * In round k member r swaps with r XOR 2^k the total of the block of 2^k
- * ranks it stands for; the lower block's total is put in front of the
- * higher's, and of r's prefix when the partner is below r.  log2 n rounds
- * instead of n - 1 hops.
- *
- * Only associativity is needed of the op in all three: operands are
- * always combined in rank order.
+ * member's link carries more than two vectors.  Only associativity is
+ * needed of the op in both.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -104,51 +96,6 @@ static int scan_chain(eco_ctx *c, const char *mine, char *out, size_t count,
     return rc;
 }
 
-/* Recursive doubling (short vectors, one subnet). */
-static int scan_doubling(eco_ctx *c, const char *mine, char *out, size_t count,
-                         int datatype, eco_op op)
-{
-    const size_t unit = count * ecoi_type_size(datatype);
-    const int tag = ecoi_next_tag(c), me = c->rank;
-    char *total = malloc(2 * unit + 1), *in = total + unit;
-    int rc = ECO_OK;
-
-    if (!total)
-        return ECO_ERR_NOMEM;
-    memcpy(out, mine, unit);
-    memcpy(total, mine, unit);
-    for (int mask = 1; mask < c->n && rc == ECO_OK; mask <<= 1) {
-        int peer = me ^ mask;
-        if (peer >= c->n)
-            continue;
-        /* PVM buffers sends, so sending before receiving cannot deadlock. */
-        rc = c->tp->send(c->tp, peer, tag, total, count, datatype);
-        if (rc == ECO_OK)
-            rc = c->tp->recv(c->tp, peer, tag, in, count, datatype, NULL, 0);
-        if (rc != ECO_OK)
-            break;
-        if (peer < me) {               /* in op prefix, in op total */
-            char *keep = malloc(unit + 1);
-            if (!keep) {
-                rc = ECO_ERR_NOMEM;
-                break;
-            }
-            memcpy(keep, in, unit);
-            rc = ecoi_op_apply(op, datatype, in, out, count);
-            if (rc == ECO_OK) {
-                memcpy(out, in, unit);
-                rc = ecoi_op_apply(op, datatype, keep, total, count);
-                memcpy(total, keep, unit);
-            }
-            free(keep);
-        } else {                       /* total op in */
-            rc = ecoi_op_apply(op, datatype, total, in, count);
-        }
-    }
-    free(total);
-    return rc;
-}
-
 int eco_scan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
              int datatype, eco_op op)
 {
@@ -165,8 +112,6 @@ int eco_scan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         return ECO_OK;
     if ((rc = ecoi_begin(ctx)) != ECO_OK)
         return rc;
-    if (ecoi_ctx_flat_net(ctx) && (size_t)count * ecoi_type_size(datatype) < ECOI_SMALL_BYTES)
-        return ecoi_end(ctx, scan_doubling(ctx, sendbuf, recvbuf, (size_t)count, datatype, op));
     /* The comparison patterns (eco_set_pattern) keep the tree walk. */
     if (!ctx->pattern_k && ctx->large &&
         (size_t)count * ecoi_type_size(datatype) >= ctx->large)
