@@ -117,13 +117,6 @@ int ecoi_ctx_tree(eco_ctx *c, int root, const eco_tree **tree);
 int ecoi_begin(eco_ctx *c);
 int ecoi_end(eco_ctx *c, int status);
 
-/* 1 when every member is in one subnet and ECO's own trees are in use
- * (no eco_set_pattern): all hops cost alike, so the short-message
- * collectives may use rank-symmetric algorithms instead of trees. */
-static inline int ecoi_ctx_flat_net(const eco_ctx *c)
-{
-    return !c->pattern_k && c->map && c->map->nsubnets == 1;
-}
 /* eco_ring's order of the members, made on first use and kept. */
 int ecoi_ctx_ring(eco_ctx *c, const int **ring);
 
