@@ -56,7 +56,6 @@ int eco_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
     const eco_tree *t = NULL;
     int rc = ecoi_check_rooted(ctx, sendbuf, count, datatype, root, 1);
     int top;
-    size_t bytes;
 
     if (rc == ECO_OK)
         rc = ecoi_op_check(op, datatype);
@@ -69,16 +68,10 @@ int eco_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
     if ((rc = ecoi_begin(ctx)) != ECO_OK)
         return rc;
     top = root == ECO_ALL ? 0 : root;
-    bytes = (size_t)count * ecoi_type_size(datatype);
-    /* Short vectors fan in over stars inside subnets: the children send
-     * at once, in parallel, and the parent only combines. */
-    rc = bytes < ECOI_SMALL_BYTES ? ecoi_ctx_tree_flat(ctx, top, &t)
-                                  : ecoi_ctx_tree_for(ctx, top, bytes, &t);
+    rc = ecoi_ctx_tree_for(ctx, top, (size_t)count * ecoi_type_size(datatype), &t);
     if (rc == ECO_OK)
         rc = ecoi_tree_reduce(ctx, t, ecoi_next_tag(ctx), sendbuf, recvbuf,
                               (size_t)count, datatype, op);
-    if (rc == ECO_OK && root == ECO_ALL && bytes < ECOI_SMALL_BYTES)
-        rc = ecoi_ctx_tree_for(ctx, top, bytes, &t);
     if (rc == ECO_OK && root == ECO_ALL)
         rc = ecoi_tree_bcast(ctx, t, ecoi_next_tag(ctx), recvbuf, (size_t)count, datatype);
     return ecoi_end(ctx, rc);

@@ -180,6 +180,17 @@ static void test_random_shapes(void)
         }
 }
 
+static void test_one_subnet(void)
+{
+    /* One subnet, 2 to 17 members on up to four hosts. */
+    for (int n = 2; n <= 17; n++) {
+        config c = { .n = n, .nh = n < 4 ? n : 4, .nsub = 1, .degree = { 1 + n % 4 } };
+        for (int m = 0; m < n; m++)          /* no rnd(): other tests' draws stay */
+            c.member_host[m] = (m * 7 + n) % c.nh;
+        run_battery(&c, ECOT_QUICK);
+    }
+}
+
 static void test_twenty_subnets(void)
 {
     config c;
@@ -418,6 +429,7 @@ static const eco_test tests[] = {
     { "paper figure 1, every op and root", test_paper_figure1 },
     { "tasks sharing hosts", test_tasks_share_hosts },
     { "twenty subnets", test_twenty_subnets },
+    { "one subnet, 2..17 members", test_one_subnet },
     { "random shapes 2..20 members", test_random_shapes },
     { "every datatype and 1 MiB", test_full_depth },
     { "k-ary shapes over ranks", test_kary_shapes },
