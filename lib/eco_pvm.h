@@ -25,6 +25,10 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
 /* Ask PVM for exit notices of the other members. */
 int ecoi_pvm_watch(ecoi_transport *t);
 
+/* Index of a host in a subnet file's map: the exact name, else the same
+ * name up to the first '.' on both sides; -1 when absent (or map NULL). */
+int ecoi_file_host(const eco_map *map, const char *name);
+
 /* eco_init's lookup of the subnet file (file, $ECO_SUBNET_FILE,
  * ~/.eco/subnets, the system file); *map stays NULL when there is none. */
 int ecoi_load_subnet_file(const char *file, eco_map **map);

@@ -110,9 +110,8 @@ static const char *host_of(int tid, int nhost, const struct pvmhostinfo *hi, int
     return NULL;
 }
 
-/* Index of a host in the file's map: the exact name, else the same name
- * up to the first '.' on both sides; -1 when absent. */
-static int file_host(const eco_map *map, const char *name)
+/* The file's index of a host (eco_pvm.h). */
+int ecoi_file_host(const eco_map *map, const char *name)
 {
     size_t ln = strcspn(name, ".");
     int h;
@@ -203,7 +202,7 @@ static int restrict_map(boot *b, const eco_map *file, const char *fname)
     b->nsub = 0;
     for (int h = 0; h < b->nh; h++) {
         int fs;
-        fh[h] = file_host(file, b->names[h]);
+        fh[h] = ecoi_file_host(file, b->names[h]);
         fs = fh[h] >= 0 ? eco_map_subnet_of(file, fh[h]) : -1;
         if (file && fh[h] < 0) {
             char msg[600];

@@ -253,25 +253,6 @@ static const char *host_name(int tid)
     return NULL;
 }
 
-/* A host of the file's map: the exact name, else the same name up to the
- * first '.' on both sides (as eco_init matches them); -1 when absent. */
-static int map_host(const char *name)
-{
-    size_t ln = strcspn(name, ".");
-    int h;
-
-    if (!file_map)
-        return -1;
-    if ((h = eco_map_find_host(file_map, name)) >= 0)
-        return h;
-    for (h = 0; h < eco_map_nhosts(file_map); h++) {
-        const char *f = eco_map_host(file_map, h);
-        if (strcspn(f, ".") == ln && strncmp(f, name, ln) == 0)
-            return h;
-    }
-    return -1;
-}
-
 /* The subnets and degrees of the map's hosts, taken from the file; a host
  * the file does not list forms a subnet of its own (as in eco_init). */
 static int set_subnets(eco_map *m)
@@ -288,7 +269,7 @@ static int set_subnets(eco_map *m)
     for (int s = 0; s < nfs; s++)
         seen[s] = -1;
     for (int h = 0; h < nh; h++) {
-        int fh = map_host(eco_map_host(m, h));
+        int fh = ecoi_file_host(file_map, eco_map_host(m, h));
         int fs = fh >= 0 ? eco_map_subnet_of(file_map, fh) : -1;
         if (fs >= 0 && seen[fs] >= 0) {
             m->subnet[h] = seen[fs];
@@ -312,7 +293,8 @@ static int set_costs(eco_map *m)
 
     for (int a = 0; a < nh && rc == ECO_OK; a++)
         for (int b = a + 1; b < nh && rc == ECO_OK; b++) {
-            int fa = map_host(eco_map_host(m, a)), fb = map_host(eco_map_host(m, b));
+            int fa = ecoi_file_host(file_map, eco_map_host(m, a));
+            int fb = ecoi_file_host(file_map, eco_map_host(m, b));
             double c = fa >= 0 && fb >= 0 ? eco_map_cost(file_map, fa, fb) : -1.0;
             if (c > 0)
                 rc = eco_map_add_cost(m, eco_map_host(m, a), eco_map_host(m, b), c);

@@ -163,4 +163,18 @@ static inline int lg_end(void)
     return 0;
 }
 
+/* The k-th number of a buffer of a PVM datatype (complex: both parts in
+ * turn), as a double, for printing results. */
+static inline double lg_num(const void *buf, int dt, long k)
+{
+    switch (dt) {
+    case PVM_BYTE: return ((const unsigned char *)buf)[k];
+    case PVM_SHORT: return ((const short *)buf)[k];
+    case PVM_INT: case PVM_UINT: return ((const int *)buf)[k];
+    case PVM_LONG: return (double)((const long *)buf)[k];
+    case PVM_FLOAT: case PVM_CPLX: return ((const float *)buf)[k];
+    default: return ((const double *)buf)[k];
+    }
+}
+
 #endif

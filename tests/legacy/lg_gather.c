@@ -44,18 +44,6 @@ static void fill(void *buf, int dt, int n, int inst)
     }
 }
 
-/* The k-th number of a buffer (complex: both parts in turn). */
-static double num(const void *buf, int dt, long k)
-{
-    switch (dt) {
-    case PVM_BYTE: return ((const unsigned char *)buf)[k];
-    case PVM_SHORT: return ((const short *)buf)[k];
-    case PVM_INT: case PVM_UINT: return ((const int *)buf)[k];
-    case PVM_LONG: return (double)((const long *)buf)[k];
-    case PVM_FLOAT: case PVM_CPLX: return ((const float *)buf)[k];
-    default: return ((const double *)buf)[k];
-    }
-}
 
 static int tag_seq = 200;
 
@@ -75,11 +63,11 @@ static void one(const dtype *t, int inst, int n, int count, int root, int noresu
         if (count > COUNT) {
             double s = 0;
             for (long k = 0; k < (long)n * count * per; k++)
-                s += num(result, t->dt, k) * (double)(k % 11 + 1);
+                s += lg_num(result, t->dt, k) * (double)(k % 11 + 1);
             snprintf(text, sizeof text, " checksum %.17g", s);
         } else {
             for (long k = 0; k < (long)n * count * per && at < sizeof text - 32; k++)
-                at += snprintf(text + at, sizeof text - at, " %g", num(result, t->dt, k));
+                at += snprintf(text + at, sizeof text - at, " %g", lg_num(result, t->dt, k));
         }
     }
     if (inst == root)

@@ -34,17 +34,6 @@ static void set(void *buf, int dt, long k, int v)
     }
 }
 
-static double num(const void *buf, int dt, long k)
-{
-    switch (dt) {
-    case PVM_BYTE: return ((const unsigned char *)buf)[k];
-    case PVM_SHORT: return ((const short *)buf)[k];
-    case PVM_INT: case PVM_UINT: return ((const int *)buf)[k];
-    case PVM_LONG: return (double)((const long *)buf)[k];
-    case PVM_FLOAT: case PVM_CPLX: return ((const float *)buf)[k];
-    default: return ((const double *)buf)[k];
-    }
-}
 
 static int tag_seq = 300;
 
@@ -68,11 +57,11 @@ static void one(const dtype *t, int inst, int n, int count, int root, int noresu
         if (count > COUNT) {
             double s = 0;
             for (long k = 0; k < (long)count * per; k++)
-                s += num(result, t->dt, k) * (double)(k % 11 + 1);
+                s += lg_num(result, t->dt, k) * (double)(k % 11 + 1);
             snprintf(text, sizeof text, " checksum %.17g", s);
         } else {
             for (long k = 0; k < (long)count * per && at < sizeof text - 32; k++)
-                at += snprintf(text + at, sizeof text - at, " %g", num(result, t->dt, k));
+                at += snprintf(text + at, sizeof text - at, " %g", lg_num(result, t->dt, k));
         }
     }
     lg_line("scatter %s count=%d root=%d member %d: rc=%d%s", t->name, count, root, inst,
