@@ -177,4 +177,23 @@ static inline double lg_num(const void *buf, int dt, long k)
     }
 }
 
+/* Into text: " checksum S" over the first nums numbers of buf (checksum
+ * set), or those numbers themselves, as many as fit. */
+static inline void lg_describe(char *text, size_t len, const void *buf, int dt,
+                               long nums, int checksum)
+{
+    size_t at = 0;
+
+    text[0] = '\0';
+    if (checksum) {
+        double s = 0;
+        for (long k = 0; k < nums; k++)
+            s += lg_num(buf, dt, k) * (double)(k % 11 + 1);
+        snprintf(text, len, " checksum %.17g", s);
+        return;
+    }
+    for (long k = 0; k < nums && at < len - 32; k++)
+        at += snprintf(text + at, len - at, " %g", lg_num(buf, dt, k));
+}
+
 #endif

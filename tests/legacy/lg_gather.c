@@ -51,7 +51,6 @@ static void one(const dtype *t, int inst, int n, int count, int root, int noresu
 {
     int per = (t->dt == PVM_CPLX || t->dt == PVM_DCPLX) ? 2 : 1;
     char *data = malloc((size_t)count * t->size), *result = NULL, text[4096];
-    size_t at = 0;
     int rc;
 
     fill(data, t->dt, count, inst);
@@ -59,17 +58,8 @@ static void one(const dtype *t, int inst, int n, int count, int root, int noresu
         result = calloc((size_t)n * (size_t)count, t->size);
     rc = pvm_gather(result, data, count, t->dt, tag_seq++, "gat", root);
     text[0] = '\0';
-    if (inst == root && rc >= 0 && result) {
-        if (count > COUNT) {
-            double s = 0;
-            for (long k = 0; k < (long)n * count * per; k++)
-                s += lg_num(result, t->dt, k) * (double)(k % 11 + 1);
-            snprintf(text, sizeof text, " checksum %.17g", s);
-        } else {
-            for (long k = 0; k < (long)n * count * per && at < sizeof text - 32; k++)
-                at += snprintf(text + at, sizeof text - at, " %g", lg_num(result, t->dt, k));
-        }
-    }
+    if (inst == root && rc >= 0 && result)
+        lg_describe(text, sizeof text, result, t->dt, (long)n * count * per, count > COUNT);
     if (inst == root)
         lg_line("gather %s count=%d root=%d%s: rc=%d%s", t->name, count, root,
                 noresult ? " (no result array)" : "", rc, text);

@@ -41,7 +41,6 @@ static void one(const dtype *t, int inst, int n, int count, int root, int noresu
 {
     int per = (t->dt == PVM_CPLX || t->dt == PVM_DCPLX) ? 2 : 1;
     char *data = NULL, *result = NULL, text[2048];
-    size_t at = 0;
     int rc;
 
     if (inst == root) {
@@ -53,17 +52,8 @@ static void one(const dtype *t, int inst, int n, int count, int root, int noresu
         result = calloc((size_t)count, t->size);
     rc = pvm_scatter(result, data, count, t->dt, tag_seq++, "sca", root);
     text[0] = '\0';
-    if (rc >= 0 && result) {
-        if (count > COUNT) {
-            double s = 0;
-            for (long k = 0; k < (long)count * per; k++)
-                s += lg_num(result, t->dt, k) * (double)(k % 11 + 1);
-            snprintf(text, sizeof text, " checksum %.17g", s);
-        } else {
-            for (long k = 0; k < (long)count * per && at < sizeof text - 32; k++)
-                at += snprintf(text + at, sizeof text - at, " %g", lg_num(result, t->dt, k));
-        }
-    }
+    if (rc >= 0 && result)
+        lg_describe(text, sizeof text, result, t->dt, (long)count * per, count > COUNT);
     lg_line("scatter %s count=%d root=%d member %d: rc=%d%s", t->name, count, root, inst,
             rc, text);
     free(data);
