@@ -10,17 +10,6 @@
 #include <string.h>
 #include "eco_coll.h"
 
-/* Elements per segment for a datatype of the given size (at least 1). */
-static size_t segment_elems(const eco_ctx *c, size_t count, size_t size)
-{
-    size_t seg = ecoi_segment_for(c, count * size), e;
-
-    if (seg == 0 || count == 0)
-        return count ? count : 1;
-    e = seg / size;
-    return e ? e : 1;
-}
-
 int ecoi_tree_bcast(eco_ctx *c, const eco_tree *t, int tag, void *buf,
                     size_t count, int datatype)
 {
@@ -28,7 +17,7 @@ int ecoi_tree_bcast(eco_ctx *c, const eco_tree *t, int tag, void *buf,
     const int *kids = &t->child[t->child_off[me]];
     const int nkids = t->child_off[me + 1] - t->child_off[me];
     const size_t size = ecoi_type_size(datatype);
-    const size_t step = segment_elems(c, count, size);
+    const size_t step = ecoi_segment_elems(c, count, size);
     size_t off = 0;
     int rc = ECO_OK;
 

@@ -47,6 +47,16 @@ size_t ecoi_segment_for(const eco_ctx *c, size_t bytes)
          : seg > ECOI_SEGMENT_MAX ? ECOI_SEGMENT_MAX : seg;
 }
 
+size_t ecoi_segment_elems(const eco_ctx *c, size_t count, size_t size)
+{
+    size_t seg = ecoi_segment_for(c, count * size), e;
+
+    if (seg == 0 || count == 0)
+        return count ? count : 1;
+    e = seg / size;
+    return e == 0 ? 1 : e > count ? count : e;
+}
+
 int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,
                     ecoi_transport *tp, eco_ctx **out)
 {

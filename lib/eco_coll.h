@@ -87,6 +87,8 @@ long ecoi_segment_from_env(void);
 long ecoi_large_from_env(void);
 /* The segment for a message of `bytes` bytes (the same at every member). */
 size_t ecoi_segment_for(const eco_ctx *c, size_t bytes);
+/* The same in elements of `size` bytes: 1 to count (1 when count is 0). */
+size_t ecoi_segment_elems(const eco_ctx *c, size_t count, size_t size);
 /* Degree inside subnets and hosts (see ecoi_tree_build_shape). */
 enum { ECOI_K_FILE = 0, ECOI_K_ATLEAST2 = 1, ECOI_K_FLAT = 2 };
 /* Below this many bytes broadcasts and reductions use k >= 2 inside

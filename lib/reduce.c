@@ -17,14 +17,10 @@ int ecoi_tree_reduce(eco_ctx *c, const eco_tree *t, int tag, const void *mine,
 {
     const int me = c->rank, parent = t->parent[me];
     const size_t size = ecoi_type_size(datatype);
-    size_t seg = ecoi_segment_for(c, count * size), step = seg ? seg / size : count;
+    const size_t step = ecoi_segment_elems(c, count, size);
     char *acc, *in;
     int rc = ECO_OK;
 
-    if (step == 0)
-        step = 1;
-    if (step > count)
-        step = count;
     acc = parent >= 0 ? malloc(step * size + 1) : NULL;
     in = malloc(step * size + 1);
     if ((parent >= 0 && !acc) || !in) {

@@ -75,11 +75,8 @@ static int scan_chain(eco_ctx *c, const char *mine, char *out, size_t count,
 {
     const size_t size = ecoi_type_size(datatype);
     const int tag = ecoi_next_tag(c), me = c->rank;
-    size_t step = ecoi_segment_for(c, count * size) / size;
+    const size_t step = ecoi_segment_elems(c, count, size);
     int rc = ECO_OK;
-
-    if (step == 0 || step > count)
-        step = count;
     for (size_t off = 0; off < count && rc == ECO_OK; off += step) {
         size_t len = count - off < step ? count - off : step;
         char *seg = out + off * size;
