@@ -157,6 +157,18 @@ static inline void lg_wait_size(const char *group, int n)
         usleep(5000);
 }
 
+/* Every task joins group; once all lg_ntask + 1 are in, a barrier.
+ * Returns this task's instance number; *n is the group's size. */
+static inline int lg_join_all(const char *group, int *n)
+{
+    int inst = pvm_joingroup((char *)group);
+
+    *n = lg_ntask + 1;
+    lg_wait_size(group, *n);
+    pvm_barrier((char *)group, *n);
+    return inst;
+}
+
 static inline int lg_end(void)
 {
     pvm_exit();

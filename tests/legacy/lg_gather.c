@@ -75,10 +75,7 @@ int main(int argc, char **argv)
     int inst, n;
 
     lg_start(argc, argv);
-    inst = pvm_joingroup("gat");
-    n = lg_ntask + 1;
-    lg_wait_size("gat", n);
-    pvm_barrier("gat", n);
+    inst = lg_join_all("gat", &n);
     for (size_t k = 0; k < sizeof types / sizeof types[0]; k++) {
         for (int root = 0; root < n; root++)
             one(&types[k], inst, n, COUNT, root, 0);

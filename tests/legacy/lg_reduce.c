@@ -177,10 +177,7 @@ int main(int argc, char **argv)
     int inst, n;
 
     lg_start(argc, argv);
-    inst = pvm_joingroup("red");
-    n = lg_ntask + 1;
-    lg_wait_size("red", n);
-    pvm_barrier("red", n);
+    inst = lg_join_all("red", &n);
     for (size_t k = 0; k < sizeof combos / sizeof combos[0]; k++) {
         char phase[64];
         for (int root = 0; root < n; root++)

@@ -66,10 +66,7 @@ int main(int argc, char **argv)
     int inst, n;
 
     lg_start(argc, argv);
-    inst = pvm_joingroup("sca");
-    n = lg_ntask + 1;
-    lg_wait_size("sca", n);
-    pvm_barrier("sca", n);
+    inst = lg_join_all("sca", &n);
     for (size_t k = 0; k < sizeof types / sizeof types[0]; k++) {
         for (int root = 0; root < n; root++)
             one(&types[k], inst, n, COUNT, root, -1);
