@@ -53,6 +53,7 @@ const char *eco_strerror(int status);
 #define ECO_DEFAULT_DEGREE 2       /* k of the k-ary tree inside a subnet */
 #define ECO_MAX_DEGREE 64
 #define ECO_MAX_HOSTNAME 255
+#define ECO_MAX_HOPS 255           /* routers between two hosts */
 
 /* Hosts (sorted by name), symmetric pair costs in seconds, subnets. */
 typedef struct eco_map eco_map;
@@ -81,9 +82,16 @@ int eco_map_add_host(eco_map *map, const char *name);
 /* Record a measured cost; the cost of a pair is the minimum recorded. */
 int eco_map_add_cost(eco_map *map, const char *a, const char *b, double seconds);
 
+/* Record the number of routers between two hosts (0: the same network;
+ * from the TTL of a datagram); the larger of two records is kept. */
+int eco_map_add_hops(eco_map *map, const char *a, const char *b, int hops);
+
 /* Partition hosts into subnets by ECO's rule (Figure 2 of the paper) with
- * the given threshold (0.20 means 20%).  Deterministic; keeps the degree
- * of a subnet only when it keeps the same hosts. */
+ * the given threshold (0.20 means 20%); then a subnet whose costs cannot
+ * place it (every member is as near some outside host as its own subnet)
+ * joins the one subnet it shares a network with (0 hops to every member),
+ * when the map has hops.  Deterministic; keeps the degree of a subnet
+ * only when it keeps the same hosts. */
 int eco_map_partition(eco_map *map, double threshold);
 
 int eco_map_nhosts(const eco_map *map);
@@ -92,6 +100,8 @@ const char *eco_map_host(const eco_map *map, int host);
 int eco_map_find_host(const eco_map *map, const char *name);
 /* Cost of a pair in seconds; negative when not measured; 0 for a == b. */
 double eco_map_cost(const eco_map *map, int a, int b);
+/* Routers between a pair; ECO_ERR_NOTFOUND when not measured; 0 for a == b. */
+int eco_map_hops(const eco_map *map, int a, int b);
 double eco_map_threshold(const eco_map *map);
 
 int eco_map_nsubnets(const eco_map *map);

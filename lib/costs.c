@@ -1,8 +1,9 @@
 /*
- * costs.c -- read a cost matrix: lines "HOST_A HOST_B SECONDS", '#'
- * comments, blank lines ignored.  Missing pairs stay unmeasured; a pair
- * given more than once (in either direction) costs the minimum of its
- * values, because the minimum is the least disturbed sample.
+ * costs.c -- read a cost matrix: lines "HOST_A HOST_B SECONDS [hops=N]",
+ * '#' comments, blank lines ignored.  Missing pairs stay unmeasured; a
+ * pair given more than once (in either direction) costs the minimum of
+ * its values, because the minimum is the least disturbed sample, and has
+ * the most hops given (the longer of two routes).
  *
  * Also the text helpers shared with subnet_file.c: load a file, iterate
  * lines and fields, parse and print doubles independently of the locale.
@@ -169,6 +170,21 @@ static void leave_c_locale(locale_t old)
         uselocale(old);
 }
 
+/* A decimal integer lo..hi (digits only), 0; or -1. */
+int ecoi_parse_int(const char *s, int lo, int hi, int *out)
+{
+    long v = 0;
+
+    if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 9)
+        return -1;
+    for (; *s; s++)
+        v = v * 10 + (*s - '0');
+    if (v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
 int ecoi_parse_double(const char *s, double *out)
 {
     char *end;
@@ -279,6 +295,7 @@ static void intern_free(intern *t)
 typedef struct entry {
     int a, b;      /* intern ids */
     double s;
+    int hops;      /* -1: not given */
 } entry;
 
 typedef struct matrix {
@@ -288,7 +305,7 @@ typedef struct matrix {
 } matrix;
 
 /* Append an entry to the matrix. */
-static int add_entry(matrix *m, const char *a, const char *b, double s)
+static int add_entry(matrix *m, const char *a, const char *b, double s, int hops)
 {
     entry *e;
 
@@ -305,6 +322,7 @@ static int add_entry(matrix *m, const char *a, const char *b, double s)
     if (e->a < 0 || e->b < 0)
         return ECO_ERR_NOMEM;
     e->s = s;
+    e->hops = hops;
     m->n++;
     return ECO_OK;
 }
@@ -312,16 +330,20 @@ static int add_entry(matrix *m, const char *a, const char *b, double s)
 /* Parse one non-blank line into m; on a format error, the reason in why. */
 static int parse_line(matrix *m, char *line, char *why, size_t whylen)
 {
-    char *f[4];
+    char *f[5];
     double s;
-    int n = 0;
+    int n = 0, hops = -1;
 
-    while (n < 4 && (f[n] = ecoi_text_field(&line)) != NULL)
+    while (n < 5 && (f[n] = ecoi_text_field(&line)) != NULL)
         n++;
     if (n > 0 && strcmp(f[0], ECO_FILE_MAGIC) == 0)
         ecoi_set_err(why, whylen, "expected HOST_A HOST_B SECONDS (this is a subnet file)");
-    else if (n != 3)
-        ecoi_set_err(why, whylen, "expected HOST_A HOST_B SECONDS");
+    else if (n != 3 && n != 4)
+        ecoi_set_err(why, whylen, "expected HOST_A HOST_B SECONDS [hops=N]");
+    else if (n == 4 && (strncmp(f[3], "hops=", 5) != 0 ||
+                        ecoi_parse_int(f[3] + 5, 0, ECO_MAX_HOPS, &hops) != 0))
+        ecoi_set_err(why, whylen, "bad '%.64s' (expected hops=N, N from 0 to %d)", f[3],
+                     ECO_MAX_HOPS);
     else if (strlen(f[0]) > ECO_MAX_HOSTNAME || strlen(f[1]) > ECO_MAX_HOSTNAME)
         ecoi_set_err(why, whylen, "host name too long");
     else if (strcmp(f[0], f[1]) == 0)
@@ -331,7 +353,7 @@ static int parse_line(matrix *m, char *line, char *why, size_t whylen)
     else if (s <= 0.0)
         ecoi_set_err(why, whylen, "cost must be positive");
     else
-        return add_entry(m, f[0], f[1], s);
+        return add_entry(m, f[0], f[1], s, hops);
     return ECO_ERR_FORMAT;
 }
 
@@ -370,9 +392,14 @@ static int build_map(const matrix *m, eco_map **out)
     for (size_t i = 0; map && i < m->n; i++) {
         size_t a = (size_t)rank[m->e[i].a], b = (size_t)rank[m->e[i].b];
         double *ab = &map->cost[a * (size_t)map->cap + b];
+        double *hab = &map->hops[a * (size_t)map->cap + b];
         if (*ab < 0.0 || m->e[i].s < *ab) {
             *ab = m->e[i].s;
             map->cost[b * (size_t)map->cap + a] = m->e[i].s;
+        }
+        if (m->e[i].hops > *hab) {
+            *hab = m->e[i].hops;
+            map->hops[b * (size_t)map->cap + a] = m->e[i].hops;
         }
     }
     free(byname);

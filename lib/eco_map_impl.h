@@ -10,7 +10,7 @@
 
 /* The subnet file's magic word and the version this library writes. */
 #define ECO_FILE_MAGIC "eco-subnets"
-#define ECO_FILE_VERSION 1
+#define ECO_FILE_VERSION 2 /* written as 1 when a map has no hops */
 
 struct eco_map {
     int nhosts;        /* number of hosts */
@@ -18,6 +18,8 @@ struct eco_map {
     char **host;       /* names, ascending by strcmp, unique */
     double *cost;      /* cap*cap row-major; cost[a*cap+b] == cost[b*cap+a];
                         * < 0 when the pair was not measured; 0 on the diagonal */
+    double *hops;      /* cap*cap like cost: routers between the pair (whole
+                        * numbers), < 0 when not measured */
     int *subnet;       /* host -> subnet index, -1 before partitioning */
     int nsubnets;      /* subnets are numbered by their first (lowest) host */
     int *degree;       /* [nsubnets] k of the k-ary tree inside the subnet */
@@ -28,6 +30,13 @@ struct eco_map {
 static inline double ecoi_map_cost_ij(const eco_map *m, int a, int b)
 {
     return m->cost[(size_t)a * (size_t)m->cap + (size_t)b];
+}
+
+/* Routers between a pair, -1 when unmeasured (no bounds checks). */
+static inline int ecoi_map_hops_ij(const eco_map *m, int a, int b)
+{
+    double h = m->hops[(size_t)a * (size_t)m->cap + (size_t)b];
+    return h < 0.0 ? -1 : (int)h;
 }
 
 /* Renumber subnets so that subnet i's lowest host is below subnet i+1's;
@@ -54,6 +63,8 @@ char *ecoi_text_line(ecoi_text *t);
 /* The next whitespace-separated field at *cursor (NUL-terminated in
  * place), or NULL when the line has no more. */
 char *ecoi_text_field(char **cursor);
+/* A decimal integer lo..hi, digits only (at most 9): 0, or -1. */
+int ecoi_parse_int(const char *s, int lo, int hi, int *out);
 /* A finite decimal number, all of s, in the "C" locale: 0, or -1. */
 int ecoi_parse_double(const char *s, double *out);
 /* The shortest %.Ng (N = 1..17) that reads back exactly, "C" locale. */

@@ -1,10 +1,11 @@
 /*
  * map.c -- the network map: hosts sorted by name, a symmetric cost matrix,
- * and the subnets with their per-subnet parameters.
+ * the routers between pairs (hops), and the subnets with their per-subnet
+ * parameters.
  *
  * Storage (see eco_map_impl.h): host[], subnet[] have `cap` rows and the
- * cost matrix is cap x cap, row-major.  Inserting a host keeps host[]
- * sorted, so the rows and columns after the insertion point move by one.
+ * cost and hop matrices are cap x cap, row-major.  Inserting a host keeps
+ * host[] sorted, so the rows and columns after the insertion point move by one.
  */
 #include <math.h>
 #include <stdint.h>
@@ -28,12 +29,29 @@ static int name_ok(const char *name)
     return strpbrk(name, " \t\r\n\v\f#") == NULL;
 }
 
-/* Make room for `need` hosts: grow host[], subnet[] and the matrix to a
+/* A ncap x ncap matrix of -1 (unmeasured) with 0 on the diagonal, holding
+ * the first n rows and columns of old (old_cap wide); NULL: no memory. */
+static double *grown_matrix(const double *old, size_t old_cap, size_t n, size_t ncap)
+{
+    double *c = malloc(ncap * ncap * sizeof *c);
+
+    if (!c)
+        return NULL;
+    for (size_t i = 0; i < ncap * ncap; i++)
+        c[i] = -1.0;
+    for (size_t i = 0; i < ncap; i++)
+        c[i * ncap + i] = 0.0;
+    for (size_t r = 0; r < n; r++)
+        memcpy(c + r * ncap, old + r * old_cap, n * sizeof *c);
+    return c;
+}
+
+/* Make room for `need` hosts: grow host[], subnet[] and the matrices to a
  * new capacity (geometric), keeping every entry at its (row, col). */
 static int reserve(eco_map *m, int need)
 {
-    size_t ncap, old = (size_t)m->cap;
-    double *cost;
+    size_t ncap, old = (size_t)m->cap, n = (size_t)m->nhosts;
+    double *cost, *hops;
     char **host;
     int *subnet;
 
@@ -44,29 +62,28 @@ static int reserve(eco_map *m, int need)
         ncap *= 2;
     if (ncap > INT32_MAX || ncap > SIZE_MAX / sizeof(double) / ncap)
         return ECO_ERR_NOMEM;
-    cost = malloc(ncap * ncap * sizeof *cost);
-    if (!cost)
+    cost = grown_matrix(m->cost, old, n, ncap);
+    hops = grown_matrix(m->hops, old, n, ncap);
+    if (!cost || !hops) {
+        free(cost);
+        free(hops);
         return ECO_ERR_NOMEM;
-    for (size_t i = 0; i < ncap * ncap; i++)
-        cost[i] = -1.0;
-    for (size_t i = 0; i < ncap; i++)
-        cost[i * ncap + i] = 0.0;
-    for (size_t r = 0; r < (size_t)m->nhosts; r++)
-        memcpy(cost + r * ncap, m->cost + r * old, (size_t)m->nhosts * sizeof *cost);
+    }
     host = realloc(m->host, ncap * sizeof *host);
-    if (!host) {
+    if (host)
+        m->host = host;
+    subnet = host ? realloc(m->subnet, ncap * sizeof *subnet) : NULL;
+    if (subnet)
+        m->subnet = subnet;
+    if (!host || !subnet) {
         free(cost);
+        free(hops);
         return ECO_ERR_NOMEM;
     }
-    m->host = host;
-    subnet = realloc(m->subnet, ncap * sizeof *subnet);
-    if (!subnet) {
-        free(cost);
-        return ECO_ERR_NOMEM;
-    }
-    m->subnet = subnet;
     free(m->cost);
+    free(m->hops);
     m->cost = cost;
+    m->hops = hops;
     m->cap = (int)ncap;
     return ECO_OK;
 }
@@ -93,6 +110,7 @@ void eco_map_free(eco_map *map)
         free(map->host[i]);
     free(map->host);
     free(map->cost);
+    free(map->hops);
     free(map->subnet);
     free(map->degree);
     free(map);
@@ -143,16 +161,13 @@ static int search(const eco_map *m, const char *name)
 }
 
 /*
- * Open row and column `pos` of the matrix for a new host (nhosts grows by
+ * Open row and column `pos` of a matrix for a new host (nhosts grows by
  * one).  Entries move to higher addresses only, so walking rows from the
  * last down, and within a row the right part before the left, never reads
  * an entry that was already overwritten.
  */
-static void open_matrix(eco_map *m, int pos)
+static void open_matrix(double *c, size_t cap, size_t n, size_t p)
 {
-    size_t cap = (size_t)m->cap, n = (size_t)m->nhosts + 1, p = (size_t)pos;
-    double *c = m->cost;
-
     for (size_t r = n; r-- > 0;) {
         size_t src;
         if (r == p)
@@ -186,7 +201,8 @@ int eco_map_add_host(eco_map *map, const char *name)
     copy = strdup(name);
     if (!copy)
         return ECO_ERR_NOMEM;
-    open_matrix(map, pos);
+    open_matrix(map->cost, (size_t)map->cap, (size_t)map->nhosts + 1, (size_t)pos);
+    open_matrix(map->hops, (size_t)map->cap, (size_t)map->nhosts + 1, (size_t)pos);
     memmove(map->host + pos + 1, map->host + pos,
             (size_t)(map->nhosts - pos) * sizeof *map->host);
     memmove(map->subnet + pos + 1, map->subnet + pos,
@@ -197,14 +213,12 @@ int eco_map_add_host(eco_map *map, const char *name)
     return pos;
 }
 
-int eco_map_add_cost(eco_map *map, const char *a, const char *b, double seconds)
+/* The indexes of two distinct valid names, added when new. */
+static int pair_of(eco_map *map, const char *a, const char *b, size_t *ab, size_t *ba)
 {
-    double *ab, *ba;
     int ia, ib;
 
     if (!map || !name_ok(a) || !name_ok(b) || strcmp(a, b) == 0)
-        return ECO_ERR_ARG;
-    if (!isfinite(seconds) || seconds <= 0.0)
         return ECO_ERR_ARG;
     ia = eco_map_add_host(map, a);
     if (ia < 0)
@@ -213,12 +227,36 @@ int eco_map_add_cost(eco_map *map, const char *a, const char *b, double seconds)
     if (ib < 0)
         return ib;
     ia = search(map, a); /* adding b may have moved a */
-    ab = &map->cost[(size_t)ia * (size_t)map->cap + (size_t)ib];
-    ba = &map->cost[(size_t)ib * (size_t)map->cap + (size_t)ia];
-    if (*ab < 0.0 || seconds < *ab) {
-        *ab = seconds;
-        *ba = seconds;
-    }
+    *ab = (size_t)ia * (size_t)map->cap + (size_t)ib;
+    *ba = (size_t)ib * (size_t)map->cap + (size_t)ia;
+    return ECO_OK;
+}
+
+int eco_map_add_cost(eco_map *map, const char *a, const char *b, double seconds)
+{
+    size_t ab, ba;
+    int rc;
+
+    if (!isfinite(seconds) || seconds <= 0.0)
+        return ECO_ERR_ARG;
+    if ((rc = pair_of(map, a, b, &ab, &ba)) != ECO_OK)
+        return rc;
+    if (map->cost[ab] < 0.0 || seconds < map->cost[ab])
+        map->cost[ab] = map->cost[ba] = seconds;
+    return ECO_OK;
+}
+
+int eco_map_add_hops(eco_map *map, const char *a, const char *b, int hops)
+{
+    size_t ab, ba;
+    int rc;
+
+    if (hops < 0 || hops > ECO_MAX_HOPS)
+        return ECO_ERR_ARG;
+    if ((rc = pair_of(map, a, b, &ab, &ba)) != ECO_OK)
+        return rc;
+    if (map->hops[ab] < (double)hops) /* the longer way of the two directions */
+        map->hops[ab] = map->hops[ba] = hops;
     return ECO_OK;
 }
 
@@ -261,6 +299,15 @@ double eco_map_cost(const eco_map *map, int a, int b)
     if (!host_ok(map, a) || !host_ok(map, b))
         return -1.0;
     return ecoi_map_cost_ij(map, a, b);
+}
+
+int eco_map_hops(const eco_map *map, int a, int b)
+{
+    if (!host_ok(map, a) || !host_ok(map, b))
+        return ECO_ERR_ARG;
+    if (a == b)
+        return 0;
+    return ecoi_map_hops_ij(map, a, b) >= 0 ? ecoi_map_hops_ij(map, a, b) : ECO_ERR_NOTFOUND;
 }
 
 double eco_map_threshold(const eco_map *map)

@@ -13,6 +13,9 @@
  *
  * A host joins a subnet through one good edge, so a few wrong (too high)
  * measurements to other members cannot split a real subnet.
+ *
+ * Then, when the map has hops (routers between pairs), the subnets that
+ * costs cannot place join the network they are on (place_by_hops).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -80,6 +83,116 @@ static void consider(uf *u, const edge *e, double f)
     u->parent[rb] = ra;
     u->size[ra] += u->size[rb];
     u->sub_min[ra] = m;
+}
+
+/*
+ * A host is unplaced when its cheapest edge to a host outside its subnet
+ * is within f of its cheapest edge inside (a host alone always is): cost
+ * cannot say where it belongs.  A slow host on a fast segment is such a
+ * host: its own link dominates every pair it is in, so it measures the
+ * same to its neighbours as to hosts behind routers.  A subnet made only
+ * of unplaced hosts joins the one other subnet it shares a network with:
+ * 0 hops measured for every pair between the two, and for no other
+ * subnet.  Decided on Figure 2's subnets, then applied; a subnet that
+ * cost does place never changes.
+ */
+typedef struct hopwork {
+    int *root;     /* [n] host -> its subnet's union-find root */
+    int *first;    /* [n] root -> first member, -1 */
+    int *next;     /* [n] member -> next member of its subnet, -1 */
+    int *ok;       /* [n] root -> every pair with the subnet at 0 hops */
+    int *into;     /* [n] root -> root to join, -1 */
+    double *in_min, *out_min;
+} hopwork;
+
+static int all_unplaced(const hopwork *w, int s, double f)
+{
+    for (int h = w->first[s]; h >= 0; h = w->next[h])
+        if (!isfinite(w->out_min[h]) || w->out_min[h] > f * w->in_min[h])
+            return 0;
+    return 1;
+}
+
+/* The one subnet (root) that shares subnet s's network, or -1. */
+static int shared_network(const eco_map *m, const hopwork *w, int s)
+{
+    int n = m->nhosts, found = -1;
+
+    for (int h = 0; h < n; h++)
+        w->ok[h] = 1;
+    for (int a = w->first[s]; a >= 0; a = w->next[a])
+        for (int b = 0; b < n; b++)
+            if (w->root[b] != s && ecoi_map_hops_ij(m, a, b) != 0)
+                w->ok[w->root[b]] = 0;
+    for (int r = 0; r < n; r++) {
+        if (r == s || w->first[r] < 0 || !w->ok[r])
+            continue;
+        if (found >= 0)
+            return -1; /* two candidates: the hops do not say which */
+        found = r;
+    }
+    return found;
+}
+
+static void costs_around(const eco_map *m, hopwork *w)
+{
+    int n = m->nhosts;
+
+    for (int a = 0; a < n; a++) {
+        w->in_min[a] = w->out_min[a] = INFINITY;
+        for (int b = 0; b < n; b++) {
+            double c = ecoi_map_cost_ij(m, a, b);
+            double *side = w->root[a] == w->root[b] ? &w->in_min[a] : &w->out_min[a];
+            if (a != b && c > 0.0 && c < *side)
+                *side = c;
+        }
+    }
+}
+
+static int place_by_hops(const eco_map *m, uf *u, double f)
+{
+    size_t n = (size_t)m->nhosts + 1;
+    hopwork w;
+    int rc = ECO_ERR_NOMEM, any = 0;
+
+    for (int a = 0; a < m->nhosts && !any; a++)
+        for (int b = 0; b < m->nhosts && !any; b++)
+            any = a != b && ecoi_map_hops_ij(m, a, b) >= 0;
+    if (!any)
+        return ECO_OK;
+    w.root = malloc(n * sizeof *w.root);
+    w.first = malloc(n * sizeof *w.first);
+    w.next = malloc(n * sizeof *w.next);
+    w.ok = malloc(n * sizeof *w.ok);
+    w.into = malloc(n * sizeof *w.into);
+    w.in_min = malloc(n * sizeof *w.in_min);
+    w.out_min = malloc(n * sizeof *w.out_min);
+    if (w.root && w.first && w.next && w.ok && w.into && w.in_min && w.out_min) {
+        for (int h = 0; h < m->nhosts; h++) {
+            w.root[h] = find(u, h);
+            w.first[h] = w.into[h] = -1;
+        }
+        for (int h = m->nhosts - 1; h >= 0; h--) {
+            w.next[h] = w.first[w.root[h]];
+            w.first[w.root[h]] = h;
+        }
+        costs_around(m, &w);
+        for (int s = 0; s < m->nhosts; s++)
+            if (w.first[s] >= 0 && all_unplaced(&w, s, f))
+                w.into[s] = shared_network(m, &w, s);
+        for (int s = 0; s < m->nhosts; s++)
+            if (w.into[s] >= 0 && find(u, s) != find(u, w.into[s]))
+                u->parent[find(u, s)] = find(u, w.into[s]);
+        rc = ECO_OK;
+    }
+    free(w.root);
+    free(w.first);
+    free(w.next);
+    free(w.ok);
+    free(w.into);
+    free(w.in_min);
+    free(w.out_min);
+    return rc;
 }
 
 /* The measured edges, a < b, sorted; min_edge of every host. */
@@ -184,7 +297,9 @@ int eco_map_partition(eco_map *map, double threshold)
         }
         for (size_t i = 0; i < nedges; i++)
             consider(&u, &e[i], 1.0 + threshold);
-        rc = install(map, &u, threshold);
+        rc = place_by_hops(map, &u, 1.0 + threshold);
+        if (rc == ECO_OK)
+            rc = install(map, &u, threshold);
     }
     free(e);
     free(u.parent);

@@ -7,6 +7,7 @@
  *   threshold 0.2
  *   host NAME                      one per host
  *   cost A B SECONDS               one per measured pair
+ *   hops A B N                     routers between a pair (version 2)
  *   subnet ID k=K HOST...          ID 0..S-1 in order, every host once
  *
  * The writer is canonical (fixed order, shortest exact numbers), so
@@ -53,6 +54,15 @@ static size_t measured_pairs(const eco_map *m)
     return count;
 }
 
+static int has_hops(const eco_map *m)
+{
+    for (int a = 0; a < m->nhosts; a++)
+        for (int b = a + 1; b < m->nhosts; b++)
+            if (ecoi_map_hops_ij(m, a, b) >= 0)
+                return 1;
+    return 0;
+}
+
 static void print_costs(const eco_map *m, FILE *out)
 {
     char num[40];
@@ -65,6 +75,11 @@ static void print_costs(const eco_map *m, FILE *out)
             ecoi_format_double(c, num, sizeof num);
             fprintf(out, "cost %s %s %s\n", m->host[a], m->host[b], num);
         }
+    for (int a = 0; a < m->nhosts; a++)
+        for (int b = a + 1; b < m->nhosts; b++)
+            if (ecoi_map_hops_ij(m, a, b) >= 0)
+                fprintf(out, "hops %s %s %d\n", m->host[a], m->host[b],
+                        ecoi_map_hops_ij(m, a, b));
 }
 
 /* One line per subnet; hosts bucketed by subnet in one pass. */
@@ -105,7 +120,8 @@ int eco_map_fprint(const eco_map *map, FILE *out)
     fprintf(out, "# eco-subnets(5) network map, written by libeco %s\n", PACKAGE_VERSION);
     fprintf(out, "# %d hosts, %zu measured pairs, %d subnets\n", map->nhosts,
             measured_pairs(map), map->nsubnets);
-    fprintf(out, "%s %d\n", ECO_FILE_MAGIC, ECO_FILE_VERSION);
+    /* version 1 when there is nothing a version-1 reader would refuse */
+    fprintf(out, "%s %d\n", ECO_FILE_MAGIC, has_hops(map) ? ECO_FILE_VERSION : 1);
     ecoi_format_double(map->threshold, num, sizeof num);
     fprintf(out, "threshold %s\n", num);
     for (int h = 0; h < map->nhosts; h++)
@@ -231,6 +247,7 @@ typedef struct reader {
     rec *rec;
     size_t nrec, reccap;
     int header_line;    /* line of the "eco-subnets 1" header */
+    int version;
     int threshold_line; /* 0 until seen */
     double threshold;
     eco_map *map;
@@ -295,21 +312,6 @@ static int tokenize(reader *r)
     return ECO_OK;
 }
 
-/* A decimal integer lo..hi (digits only), 0; or -1. */
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-    long v = 0;
-
-    if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 9)
-        return -1;
-    for (; *s; s++)
-        v = v * 10 + (*s - '0');
-    if (v < lo || v > hi)
-        return -1;
-    *out = (int)v;
-    return 0;
-}
-
 static int check_header(reader *r)
 {
     const rec *h = &r->rec[0];
@@ -322,11 +324,12 @@ static int check_header(reader *r)
                    ECO_FILE_MAGIC, ECO_FILE_VERSION);
     if (h->nf != 2)
         return bad(r, h->line, "expected '%s VERSION'", ECO_FILE_MAGIC);
-    if (parse_int(f[1], 0, 999999999, &version) != 0)
+    if (ecoi_parse_int(f[1], 0, 999999999, &version) != 0)
         return bad(r, h->line, "bad version '%.32s'", f[1]);
-    if (version != ECO_FILE_VERSION)
-        return bad(r, h->line, "unsupported %s version %d (this libeco reads version %d)",
-                   ECO_FILE_MAGIC, version, ECO_FILE_VERSION);
+    if (version < 1 || version > ECO_FILE_VERSION)
+        return bad(r, h->line, "unsupported %s version %d (this libeco reads versions 1 "
+                   "to %d)", ECO_FILE_MAGIC, version, ECO_FILE_VERSION);
+    r->version = version;
     return ECO_OK;
 }
 
@@ -348,11 +351,11 @@ static int check_subnet(reader *r, const rec *x, char **f)
 
     if (x->nf < 4)
         return bad(r, x->line, "expected 'subnet ID k=K HOST...'");
-    if (parse_int(f[1], 0, 999999999, &id) != 0)
+    if (ecoi_parse_int(f[1], 0, 999999999, &id) != 0)
         return bad(r, x->line, "bad subnet ID '%.32s'", f[1]);
     if (strncmp(f[2], "k=", 2) != 0)
         return bad(r, x->line, "expected k=K after the subnet ID, not '%.64s'", f[2]);
-    if (parse_int(f[2] + 2, 1, ECO_MAX_DEGREE, &k) != 0)
+    if (ecoi_parse_int(f[2] + 2, 1, ECO_MAX_DEGREE, &k) != 0)
         return bad(r, x->line, "bad degree '%.32s' (k must be 1..%d)", f[2], ECO_MAX_DEGREE);
     return ECO_OK;
 }
@@ -381,6 +384,17 @@ static int check_line(reader *r, const rec *x)
             return bad(r, x->line, "bad cost '%.64s'", f[3]);
         if (v <= 0.0)
             return bad(r, x->line, "cost must be positive");
+        return ECO_OK;
+    }
+    if (strcmp(f[0], "hops") == 0) {
+        int hops;
+        if (r->version < 2)
+            return bad(r, x->line, "'hops' lines need version 2 (the header says %d)",
+                       r->version);
+        if (x->nf != 4)
+            return bad(r, x->line, "expected 'hops HOST_A HOST_B N'");
+        if (ecoi_parse_int(f[3], 0, ECO_MAX_HOPS, &hops) != 0)
+            return bad(r, x->line, "bad hops '%.64s' (0 to %d)", f[3], ECO_MAX_HOPS);
         return ECO_OK;
     }
     if (strcmp(f[0], ECO_FILE_MAGIC) == 0)
@@ -465,13 +479,13 @@ static int host_at(reader *r, const char *name, int line, int *h)
     return *h >= 0 ? ECO_OK : bad(r, line, "unknown host '%.*s'", ECO_MAX_HOSTNAME, name);
 }
 
-/* The line of the first cost line for the pair a, b before record `upto`. */
-static int first_cost_line(const reader *r, int a, int b, size_t upto)
+/* The line of the first kw line for the pair a, b before record `upto`. */
+static int first_pair_line(const reader *r, const char *kw, int a, int b, size_t upto)
 {
     for (size_t i = 1; i < upto; i++) {
         char **f = &r->tok[r->rec[i].first];
         int x, y;
-        if (!is(r, &r->rec[i], "cost"))
+        if (!is(r, &r->rec[i], kw))
             continue;
         x = eco_map_find_host(r->map, f[1]);
         y = eco_map_find_host(r->map, f[2]);
@@ -481,29 +495,36 @@ static int first_cost_line(const reader *r, int a, int b, size_t upto)
     return 0;
 }
 
-/* Pass 3: the cost lines. */
-static int load_costs(reader *r)
+/* Pass 3: the cost lines into cost[], the hops lines into hops[]. */
+static int load_pairs(reader *r, const char *kw, double *matrix)
 {
     eco_map *m = r->map;
     size_t cap = (size_t)m->cap;
-    int a, b, rc;
+    int a, b, rc, hops;
 
     for (size_t i = 1; i < r->nrec; i++) {
         const rec *x = &r->rec[i];
         char **f = &r->tok[x->first];
-        if (!is(r, x, "cost"))
+        double *ab, *ba;
+        if (!is(r, x, kw))
             continue;
         if ((rc = host_at(r, f[1], x->line, &a)) != ECO_OK ||
             (rc = host_at(r, f[2], x->line, &b)) != ECO_OK)
             return rc;
         if (a == b)
-            return bad(r, x->line, "cost from host '%s' to itself", f[1]);
-        if (ecoi_map_cost_ij(m, a, b) >= 0.0)
-            return bad(r, x->line, "second cost for the pair %s %s (first on line %d)",
+            return bad(r, x->line, "%s from host '%s' to itself", kw, f[1]);
+        ab = &matrix[(size_t)a * cap + (size_t)b];
+        ba = &matrix[(size_t)b * cap + (size_t)a];
+        if (*ab >= 0.0)
+            return bad(r, x->line, "second %s for the pair %s %s (first on line %d)", kw,
                        m->host[a < b ? a : b], m->host[a < b ? b : a],
-                       first_cost_line(r, a, b, i));
-        (void)ecoi_parse_double(f[3], &m->cost[(size_t)a * cap + (size_t)b]);
-        m->cost[(size_t)b * cap + (size_t)a] = m->cost[(size_t)a * cap + (size_t)b];
+                       first_pair_line(r, kw, a, b, i));
+        if (matrix == m->hops) {
+            (void)ecoi_parse_int(f[3], 0, ECO_MAX_HOPS, &hops);
+            *ab = hops;
+        } else
+            (void)ecoi_parse_double(f[3], ab);
+        *ba = *ab;
     }
     return ECO_OK;
 }
@@ -514,7 +535,7 @@ static int load_subnet(reader *r, const rec *x, int id, int *line_of)
     char **f = &r->tok[x->first];
     int h, rc;
 
-    (void)parse_int(f[2] + 2, 1, ECO_MAX_DEGREE, &r->map->degree[id]);
+    (void)ecoi_parse_int(f[2] + 2, 1, ECO_MAX_DEGREE, &r->map->degree[id]);
     line_of[id] = x->line;
     for (int i = 3; i < x->nf; i++) {
         if ((rc = host_at(r, f[i], x->line, &h)) != ECO_OK)
@@ -545,7 +566,7 @@ static int load_subnets(reader *r)
         const rec *x = &r->rec[i];
         if (!is(r, x, "subnet"))
             continue;
-        (void)parse_int(r->tok[x->first + 1], 0, 999999999, &id);
+        (void)ecoi_parse_int(r->tok[x->first + 1], 0, 999999999, &id);
         if (id != count)
             rc = bad(r, x->line, "subnet ID %d out of order (expected %d)", id, count);
         else
@@ -599,7 +620,9 @@ int eco_map_read(const char *path, eco_map **map, char *err, size_t errlen)
     if (rc == ECO_OK)
         rc = make_hosts(&r);
     if (rc == ECO_OK)
-        rc = load_costs(&r);
+        rc = load_pairs(&r, "cost", r.map->cost);
+    if (rc == ECO_OK)
+        rc = load_pairs(&r, "hops", r.map->hops);
     if (rc == ECO_OK)
         rc = load_subnets(&r);
     if (rc == ECO_OK)

@@ -15,7 +15,7 @@
 /* Helpers                                                             */
 /* ------------------------------------------------------------------ */
 
-/* A map from lines "A B SECONDS" separated by ';' or '\n'. */
+/* A map from lines "A B SECONDS" or "A B hops=N" separated by ';' or '\n'. */
 static eco_map *map_of(const char *spec)
 {
     eco_map *m = eco_map_new();
@@ -25,8 +25,12 @@ static eco_map *map_of(const char *spec)
     for (char *l = strtok_r(copy, ";\n", &save); l; l = strtok_r(NULL, ";\n", &save)) {
         char a[64], b[64];
         double s;
-        if (sscanf(l, "%63s %63s %lf", a, b, &s) == 3)
+        int hops;
+        if (sscanf(l, "%63s %63s hops=%d", a, b, &hops) == 3) {
+            CU_ASSERT_EQUAL(eco_map_add_hops(m, a, b, hops), ECO_OK);
+        } else if (sscanf(l, "%63s %63s %lf", a, b, &s) == 3) {
             CU_ASSERT_EQUAL(eco_map_add_cost(m, a, b, s), ECO_OK);
+        }
     }
     free(copy);
     return m;
@@ -529,6 +533,115 @@ static void test_add_host_after_partition(void)
     eco_map_free(m);
 }
 
+/* ------------------------------------------------------------------ */
+/* Hosts that costs cannot place, placed by hops                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The slowhosts network of tests/netbed as measured: f1..f4 on a fast
+ * switch, f3 and f4 behind slow interfaces of their own (every pair with
+ * one of them costs ~11.5 ms, whatever the other end), o1 o2 behind a
+ * slow link and a router.
+ */
+#define SLOW_COSTS \
+    "f1 f2 0.40; o1 o2 0.41;" \
+    "f1 o1 1.70; f1 o2 1.71; f2 o1 1.72; f2 o2 1.70;" \
+    "f1 f3 11.5; f1 f4 11.6; f2 f3 11.55; f2 f4 11.52; f3 f4 11.45;" \
+    "f3 o1 11.6; f3 o2 11.58; f4 o1 11.62; f4 o2 11.57;"
+#define SLOW_HOPS(fo) \
+    "f1 f2 hops=0; f1 f3 hops=0; f1 f4 hops=0; f2 f3 hops=0; f2 f4 hops=0;" \
+    "f3 f4 hops=0; o1 o2 hops=0;" \
+    "f1 o1 hops=" fo "; f1 o2 hops=" fo "; f2 o1 hops=" fo "; f2 o2 hops=" fo ";" \
+    "f3 o1 hops=" fo "; f3 o2 hops=" fo "; f4 o1 hops=" fo "; f4 o2 hops=" fo ";"
+
+static void test_slow_hosts_placed_by_hops(void)
+{
+    /* costs alone: the slow hosts are a subnet of their own */
+    check_partition(SLOW_COSTS, 0.2, "f1 f2|f3 f4|o1 o2");
+    /* with hops */
+    check_partition(SLOW_COSTS SLOW_HOPS("1"), 0.2, "f1 f2 f3 f4|o1 o2");
+    /* two routers to the other segment: the same */
+    check_partition(SLOW_COSTS SLOW_HOPS("2"), 0.2, "f1 f2 f3 f4|o1 o2");
+}
+
+static void test_one_slow_host_alone(void)
+{
+    /* f3 alone is a subnet of one by cost; its network is f1 f2's */
+    check_partition("f1 f2 0.40; f1 f4 0.41; f2 f4 0.42; o1 o2 0.41;"
+                    "f1 o1 1.7; f1 o2 1.7; f2 o1 1.7; f2 o2 1.7; f4 o1 1.7; f4 o2 1.7;"
+                    "f3 f1 11.5; f3 f2 11.5; f3 f4 11.5; f3 o1 11.6; f3 o2 11.6;"
+                    "f1 f3 hops=0; f2 f3 hops=0; f4 f3 hops=0;"
+                    "f3 o1 hops=1; f3 o2 hops=1; f1 o1 hops=1",
+                    0.2, "f1 f2 f3 f4|o1 o2");
+}
+
+static void test_hops_ambiguous_or_missing(void)
+{
+    /* both fast subnets share f3's network: the hops cannot say which */
+    check_partition("a b 0.4; c d 0.4; a c 1.7; a d 1.7; b c 1.7; b d 1.7;"
+                    "f3 a 11.5; f3 b 11.5; f3 c 11.5; f3 d 11.5;"
+                    "f3 a hops=0; f3 b hops=0; f3 c hops=0; f3 d hops=0",
+                    0.2, "a b|c d|f3");
+    /* one pair between f3 and a b unmeasured: not shown to share */
+    check_partition("a b 0.4; c d 0.4; a c 1.7; a d 1.7; b c 1.7; b d 1.7;"
+                    "f3 a 11.5; f3 b 11.5; f3 c 11.5; f3 d 11.5;"
+                    "f3 a hops=0; f3 c hops=1; f3 d hops=1",
+                    0.2, "a b|c d|f3");
+    /* no hops at all: Figure 2 alone */
+    check_partition(SLOW_COSTS, 0.2, "f1 f2|f3 f4|o1 o2");
+}
+
+static void test_hops_never_move_placed_subnets(void)
+{
+    /* Figure 1 on one network (every pair 0 hops): costs place every
+     * subnet, so the hops change nothing */
+    char spec[1024];
+
+    snprintf(spec, sizeof spec, "%s;%s", figure1,
+             "a b hops=0; a c hops=0; a d hops=0; a e hops=0;"
+             "a f hops=0; b c hops=0; b d hops=0; b e hops=0; b f hops=0;"
+             "c d hops=0; c e hops=0; c f hops=0; d e hops=0; d f hops=0;"
+             "e f hops=0");
+    check_partition(spec, 0.2, "a b|c d|e f");
+    /* a host with a good edge into its subnet stays, even at 0 hops from
+     * another subnet only */
+    check_partition("a b 1; c d 1; a c 5; a d 5; b c 5; b d 5;"
+                    "a c hops=0; a d hops=0; b c hops=0; b d hops=0; a b hops=1",
+                    0.2, "a b|c d");
+}
+
+static void test_map_hops(void)
+{
+    eco_map *m = eco_map_new();
+
+    CU_ASSERT_EQUAL(eco_map_add_hops(m, "b", "c", 2), ECO_OK);
+    CU_ASSERT_EQUAL(eco_map_add_hops(m, "c", "b", 1), ECO_OK); /* the larger stays */
+    CU_ASSERT_EQUAL(eco_map_add_hops(m, "b", "d", 0), ECO_OK);
+    CU_ASSERT_EQUAL(eco_map_add_host(m, "a"), 0); /* moves b, c, d */
+    CU_ASSERT_EQUAL(eco_map_hops(m, 1, 2), 2);
+    CU_ASSERT_EQUAL(eco_map_hops(m, 2, 1), 2);
+    CU_ASSERT_EQUAL(eco_map_hops(m, 1, 3), 0);
+    CU_ASSERT_EQUAL(eco_map_hops(m, 2, 2), 0);
+    CU_ASSERT_EQUAL(eco_map_hops(m, 0, 1), ECO_ERR_NOTFOUND);
+    CU_ASSERT_EQUAL(eco_map_hops(m, 2, 3), ECO_ERR_NOTFOUND);
+    CU_ASSERT_EQUAL(eco_map_cost(m, 1, 2), -1.0); /* hops are not costs */
+    CU_ASSERT_EQUAL(eco_map_hops(m, 0, 4), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_map_hops(NULL, 0, 1), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_map_add_hops(m, "a", "b", -1), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_map_add_hops(m, "a", "b", ECO_MAX_HOPS + 1), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_map_add_hops(m, "a", "a", 0), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_map_add_hops(NULL, "a", "b", 0), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_map_add_hops(m, "a b", "c", 0), ECO_ERR_ARG);
+    for (int i = 0; i < 40; i++) { /* growth keeps them */
+        char name[16];
+        snprintf(name, sizeof name, "0h%02d", i);
+        CU_ASSERT(eco_map_add_host(m, name) >= 0);
+    }
+    CU_ASSERT_EQUAL(eco_map_hops(m, eco_map_find_host(m, "b"), eco_map_find_host(m, "c")), 2);
+    CU_ASSERT_EQUAL(eco_map_hops(m, eco_map_find_host(m, "d"), eco_map_find_host(m, "b")), 0);
+    eco_map_free(m);
+}
+
 static const eco_test tests[] = {
     {"map: fresh", test_map_fresh},
     {"map: hosts sorted, names checked", test_map_hosts_sorted},
@@ -550,6 +663,11 @@ static const eco_test tests[] = {
     {"ties deterministic", test_ties_deterministic},
     {"degree kept for the same hosts", test_degree_kept_for_same_hosts},
     {"host added after partitioning", test_add_host_after_partition},
+    {"map: hops", test_map_hops},
+    {"slow hosts placed by hops", test_slow_hosts_placed_by_hops},
+    {"one slow host alone placed by hops", test_one_slow_host_alone},
+    {"hops ambiguous or missing place nothing", test_hops_ambiguous_or_missing},
+    {"hops never move subnets costs place", test_hops_never_move_placed_subnets},
     {NULL, NULL},
 };
 

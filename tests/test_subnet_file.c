@@ -94,7 +94,8 @@ static int maps_equal(const eco_map *a, const eco_map *b)
             eco_map_subnet_of(a, i) != eco_map_subnet_of(b, i))
             return 0;
         for (int j = 0; j < n; j++)
-            if (eco_map_cost(a, i, j) != eco_map_cost(b, i, j))
+            if (eco_map_cost(a, i, j) != eco_map_cost(b, i, j) ||
+                eco_map_hops(a, i, j) != eco_map_hops(b, i, j))
                 return 0;
     }
     for (int k = 0; k < s; k++)
@@ -236,6 +237,36 @@ static void test_round_trip_200_hosts(void)
     eco_map_free(m);
 }
 
+/* Hops: read from a matrix, written as version 2, read back the same;
+ * a map without hops is written as version 1. */
+static void test_round_trip_hops(void)
+{
+    const char *path = put_file("hops.matrix",
+                                "a b 0.001 hops=0\nc d 0.001 hops=0\n"
+                                "a c 0.01 hops=1\nc a 0.02 hops=2\nb d 0.01\n");
+    char err[512] = "", *text;
+    eco_map *m = NULL;
+
+    CU_ASSERT_EQUAL_FATAL(eco_map_read_costs(path, &m, err, sizeof err), ECO_OK);
+    CU_ASSERT_EQUAL(eco_map_hops(m, 0, 2), 2); /* the larger of two */
+    CU_ASSERT_EQUAL(eco_map_cost(m, 0, 2), 0.01); /* the smaller */
+    CU_ASSERT_EQUAL(eco_map_hops(m, 1, 3), ECO_ERR_NOTFOUND);
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.2), ECO_OK);
+    text = text_of(m);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 2\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nhops a b 0\nhops a c 2\nhops c d 0\nsubnet 0"));
+    free(text);
+    check_round_trip(m, "hops.subnets");
+    eco_map_free(m);
+    m = read_example("figure1.matrix");
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.2), ECO_OK);
+    text = text_of(m);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 1\n"));
+    CU_ASSERT_PTR_NULL(strstr(text, "hops"));
+    free(text);
+    eco_map_free(m);
+}
+
 /* Doubles that need all 17 digits, tiny, huge and subnormal ones. */
 static void test_round_trip_numbers(void)
 {
@@ -324,6 +355,7 @@ typedef struct bad_case {
 } bad_case;
 
 #define HEAD "eco-subnets 1\nthreshold 0.2\n"
+#define HEAD2 "eco-subnets 2\nthreshold 0.2\n"
 #define HOSTS "host a\nhost b\nhost c\n" /* lines 3..5 after HEAD */
 
 static const bad_case bad_files[] = {
@@ -331,7 +363,8 @@ static const bad_case bad_files[] = {
     {"# only\n# comments\n", 2, "no header"},
     {"threshold 0.2\n", 1, "expected the header"},
     {"a b 0.001\nb c 0.002\n", 1, "cost matrix?"},
-    {"# c\n\neco-subnets 2\nthreshold 0.2\n", 3, "unsupported eco-subnets version 2"},
+    {"# c\n\neco-subnets 3\nthreshold 0.2\n", 3, "unsupported eco-subnets version 3"},
+    {"eco-subnets 0\nthreshold 0.2\n", 1, "unsupported eco-subnets version 0"},
     {"eco-subnets one\n", 1, "bad version"},
     {"eco-subnets 1 x\n", 1, "expected 'eco-subnets VERSION'"},
     {"eco-subnets\n", 1, "expected 'eco-subnets VERSION'"},
@@ -378,6 +411,17 @@ static const bad_case bad_files[] = {
     {HEAD HOSTS "cost a b 1e999\n", 6, "bad cost '1e999'"},
     {HEAD HOSTS "cost a b 0x1p-3\n", 6, "bad cost '0x1p-3'"},
     {HEAD HOSTS "cost a b 1..2\n", 6, "bad cost '1..2'"},
+    {HEAD HOSTS "hops a b 0\nsubnet 0 k=2 a b c\n", 6, "'hops' lines need version 2"},
+    {HEAD2 HOSTS "hops a b\n", 6, "expected 'hops HOST_A HOST_B N'"},
+    {HEAD2 HOSTS "hops a b 1 2\n", 6, "expected 'hops HOST_A HOST_B N'"},
+    {HEAD2 HOSTS "hops a b 256\n", 6, "bad hops '256' (0 to 255)"},
+    {HEAD2 HOSTS "hops a b -1\n", 6, "bad hops '-1'"},
+    {HEAD2 HOSTS "hops a b 1.5\n", 6, "bad hops '1.5'"},
+    {HEAD2 HOSTS "hops a b x\n", 6, "bad hops 'x'"},
+    {HEAD2 HOSTS "hops a d 1\nsubnet 0 k=2 a b c\n", 6, "unknown host 'd'"},
+    {HEAD2 HOSTS "hops b b 1\nsubnet 0 k=2 a b c\n", 6, "hops from host 'b' to itself"},
+    {HEAD2 HOSTS "cost a b 0.1\nhops a b 0\nhops b a 0\nsubnet 0 k=2 a b c\n", 8,
+     "second hops for the pair a b (first on line 7)"},
 };
 
 static void test_read_malformed(void)
@@ -492,7 +536,11 @@ static void test_costs_pairs(void)
 
 static const bad_case bad_matrices[] = {
     {"a b 1\nb c\n", 2, "expected HOST_A HOST_B SECONDS"},
-    {"a b 1\n\n# x\nb c 1 2\n", 4, "expected HOST_A HOST_B SECONDS"},
+    {"a b 1\n\n# x\nb c 1 2\n", 4, "bad '2' (expected hops=N, N from 0 to 255)"},
+    {"a b 1\nb c 1 hops=1 x\n", 2, "expected HOST_A HOST_B SECONDS [hops=N]"},
+    {"a b 1 hops=256\n", 1, "bad 'hops=256'"},
+    {"a b 1 hops=\n", 1, "bad 'hops='"},
+    {"a b 1 hops=-1\n", 1, "bad 'hops=-1'"},
     {"a\n", 1, "expected HOST_A HOST_B SECONDS"},
     {"a b abc\n", 1, "bad cost 'abc'"},
     {"a b nan\n", 1, "bad cost 'nan'"},
@@ -633,6 +681,7 @@ static const eco_test tests[] = {
     {"eco_strerror", test_strerror},
     {"round trip: example matrices", test_round_trip_examples},
     {"round trip: 200 hosts", test_round_trip_200_hosts},
+    {"round trip: hops", test_round_trip_hops},
     {"round trip: exact numbers", test_round_trip_numbers},
     {"round trip: empty and tiny maps", test_round_trip_small_maps},
     {"read lenient, write canonical", test_read_lenient_write_canonical},
