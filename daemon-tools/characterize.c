@@ -14,14 +14,18 @@
  *      `trials` passes over every pair, one sample each time, as the paper
  *      does.  The cheap mode (sparse.c): the pairs it asks
  *      for, all samples of a pair at once (it needs the cost to go on).
- *   4. ECO's partition of the costs (eco_map_partition).
- *   5. For each subnet of >= 3 hosts, k = 1 .. min(4, hosts - 1): the
+ *   4. Hops (unless --no-hops): every probe opens a UDP socket, then
+ *      sends datagrams with TTL 64 to every other probe's socket and
+ *      reports the TTL those from each arrive with: the routers between
+ *      the hosts.  A pair that no datagram crossed stays unknown.
+ *   5. ECO's partition of the costs and hops (eco_map_partition).
+ *   6. For each subnet of >= 3 hosts, k = 1 .. min(4, hosts - 1): the
  *      subnet's probes run eco_init with a subnet file holding only their
  *      hosts as one subnet of degree k, then `degree_trials` broadcasts of
  *      `size` bytes from the subnet's first host, each timed from its
  *      start to the last acknowledgement; the k with the lowest median
  *      wins (ties: the smaller k).
- *   6. The probes are told to quit.
+ *   7. The probes are told to quit.
  *
  * Failures (a probe exits, a host leaves, no answer within --timeout, a
  * signal in ecoc_stop) stop everything: the probes are killed and the
@@ -560,6 +564,78 @@ static int sparse_pairs(master *m)
 }
 
 /* ------------------------------------------------------------------ */
+/* Hops                                                                */
+/* ------------------------------------------------------------------ */
+
+/* Send every probe cmd, with what pack (may be NULL) packs for probe i,
+ * then collect `count` ints of each reply into v[i * count ...]; a probe
+ * that answers a status other than 0 gets -1s. */
+static int ask_all(master *m, int cmd, void (*pack)(master *, int, const int *),
+                   const int *arg, int *v, int count, const char *what)
+{
+    for (int i = 0; i < m->r->n; i++) {
+        pvm_initsend(PvmDataDefault);
+        pvm_pkint(&cmd, 1, 1);
+        if (pack)
+            pack(m, i, arg);
+        if (pvm_send(m->tid[i], ECOC_TAG_CMD) < 0)
+            return fail(m, ECOC_FAILED, "cannot reach the probe on %s", m->r->host[i].name);
+    }
+    for (int i = 0; i < m->r->n; i++) {
+        int bid = wait_for(m, m->tid[i], ECOC_TAG_RESULT, what), status = -1;
+        if (bid < 0)
+            return -bid;
+        if (pvm_upkint(&status, 1, 1) < 0 || status != 0 ||
+            pvm_upkint(&v[(size_t)i * count], count, 1) < 0)
+            for (int j = 0; j < count; j++)
+                v[(size_t)i * count + j] = -1;
+        pvm_freebuf(bid);
+    }
+    return ECOC_OK;
+}
+
+/* HOPS for probe i: a nonce, n, i, then every host with its port. */
+static void pack_hops(master *m, int i, const int *port)
+{
+    int nonce = pvm_mytid(), n = m->r->n;
+
+    pvm_pkint(&nonce, 1, 1);
+    pvm_pkint(&n, 1, 1);
+    pvm_pkint(&i, 1, 1);
+    for (int j = 0; j < n; j++) {
+        pvm_pkstr(m->r->host[j].pvmhost);
+        pvm_pkint((int *)&port[j], 1, 1);
+    }
+}
+
+static int count_hops(master *m)
+{
+    ecoc_result *r = m->r;
+    int n = r->n, rc, *port = malloc((size_t)n * sizeof *port + 1);
+    int *seen = malloc((size_t)n * n * sizeof *seen + 1);
+
+    if (!port || !seen || !(r->hops = malloc((size_t)n * n * sizeof *r->hops + 1))) {
+        free(port);
+        free(seen);
+        return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    }
+    progress(m, "counting routers");
+    rc = ask_all(m, ECOC_CMD_HOPS_OPEN, NULL, NULL, port, 1, "the probes' UDP sockets");
+    if (rc == ECOC_OK)
+        rc = ask_all(m, ECOC_CMD_HOPS, pack_hops, port, seen, n, "the routers between hosts");
+    /* seen[b * n + a]: what b saw of a's datagrams; a pair counts the
+     * longer of its two directions, like eco_map_add_hops */
+    for (int a = 0; rc == ECOC_OK && a < n; a++)
+        for (int b = 0; b < n; b++) {
+            int ab = seen[(size_t)b * n + a], ba = seen[(size_t)a * n + b];
+            r->hops[(size_t)a * n + b] = a == b ? 0 : ab > ba ? ab : ba; /* -1 when both are */
+        }
+    free(port);
+    free(seen);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* The degree k of each subnet                                         */
 /* ------------------------------------------------------------------ */
 
@@ -733,6 +809,8 @@ static int run(master *m)
         rc = sparse_pairs(m);
     else
         rc = all_pairs(m);
+    if (rc == ECOC_OK && m->o->hops)
+        rc = count_hops(m);
     if (rc == ECOC_OK)
         rc = ecoc_result_partition(r, m->err, m->errlen);
     if (rc == ECOC_OK)

@@ -59,6 +59,7 @@ typedef struct ecoc_options {
     const char *probe;       /* the probe program; NULL: found */
     const char *hosts;       /* --hosts LIST; NULL: pvm_config */
     int progress;            /* progress line on stderr */
+    int hops;                /* count the routers between hosts (1) or not */
 } ecoc_options;
 
 void ecoc_options_init(ecoc_options *o);
@@ -67,7 +68,7 @@ void ecoc_options_init(ecoc_options *o);
 enum {
     ECOC_OPT_HOSTS = 0x100, ECOC_OPT_SIZE, ECOC_OPT_TRIALS, ECOC_OPT_ROUNDS,
     ECOC_OPT_MODE, ECOC_OPT_DEGREE, ECOC_OPT_DEGREE_TRIALS, ECOC_OPT_THRESHOLD,
-    ECOC_OPT_RATE, ECOC_OPT_TIMEOUT, ECOC_OPT_PROBE
+    ECOC_OPT_RATE, ECOC_OPT_TIMEOUT, ECOC_OPT_PROBE, ECOC_OPT_NO_HOPS
 };
 #define ECOC_LONG_OPTIONS                                                  \
     {"hosts", required_argument, NULL, ECOC_OPT_HOSTS},                    \
@@ -80,7 +81,8 @@ enum {
     {"threshold", required_argument, NULL, ECOC_OPT_THRESHOLD},            \
     {"rate", required_argument, NULL, ECOC_OPT_RATE},                      \
     {"timeout", required_argument, NULL, ECOC_OPT_TIMEOUT},                \
-    {"probe", required_argument, NULL, ECOC_OPT_PROBE}
+    {"probe", required_argument, NULL, ECOC_OPT_PROBE},                    \
+    {"no-hops", no_argument, NULL, ECOC_OPT_NO_HOPS}
 
 /* Apply one of those options: 0, or -1 with a message in why. */
 int ecoc_option(ecoc_options *o, int code, const char *arg, char *why, size_t len);
@@ -125,6 +127,7 @@ typedef struct ecoc_result {
     int n;                   /* hosts */
     ecoc_host *host;         /* [n], in the order measured */
     ecoc_stat *pair;         /* [n*n], pair[a*n+b] == pair[b*n+a] */
+    int *hops;               /* [n*n] routers between a and b, -1 unknown; NULL: not counted */
     long measured;           /* pairs measured */
     int sparse;              /* 1: the cheap mode chose the pairs */
     eco_map *map;            /* partitioned, degrees set */
@@ -138,7 +141,8 @@ void ecoc_result_free(ecoc_result *r);
 /* Build r->map from r->pair (minimum per pair) and partition it. */
 int ecoc_result_partition(ecoc_result *r, char *err, size_t errlen);
 
-/* The matrix file: "HOST_A HOST_B SECONDS # median M max X spread S%". */
+/* The matrix file: "HOST_A HOST_B SECONDS [hops=N] # median M max X
+ * spread S%", with "-" for SECONDS when only the hops are known. */
 int ecoc_fprint_matrix(const ecoc_result *r, FILE *out);
 
 /*
@@ -230,7 +234,16 @@ enum {
 enum {
     ECOC_CMD_QUIT = 1,   /* (nothing) */
     ECOC_CMD_PING = 2,   /* peer tid, size, rounds, trials -> status, trials doubles */
-    ECOC_CMD_BCAST = 3   /* n, tids[n], size, reps, warm, file text -> status, reps doubles at rank 0 */
+    ECOC_CMD_BCAST = 3,  /* n, tids[n], size, reps, warm, file text -> status, reps doubles at rank 0 */
+    ECOC_CMD_HOPS_OPEN = 4, /* (nothing) -> status, the UDP port it listens on */
+    ECOC_CMD_HOPS = 5    /* nonce, n, self, n x (host name, port) -> status, n hops (-1: none) */
 };
+
+/* Hops: every probe sends ECOC_HOPS_COPIES datagrams with TTL
+ * ECOC_HOPS_TTL to every other and reads the TTL they arrive with, for at
+ * most ECOC_HOPS_WAIT seconds; hops = ECOC_HOPS_TTL - TTL on arrival. */
+#define ECOC_HOPS_TTL 64
+#define ECOC_HOPS_COPIES 3
+#define ECOC_HOPS_WAIT 2.0
 
 #endif /* ECO_CHARACTERIZE_H */

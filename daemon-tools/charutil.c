@@ -37,6 +37,7 @@ void ecoc_options_init(ecoc_options *o)
     o->threshold = ECO_DEFAULT_THRESHOLD;
     o->rate = 0.0;
     o->timeout = ECOC_DEFAULT_TIMEOUT;
+    o->hops = 1;
 }
 
 /* A whole decimal integer in [lo, hi]. */
@@ -134,6 +135,9 @@ int ecoc_option(ecoc_options *o, int code, const char *arg, char *why, size_t le
     case ECOC_OPT_PROBE:
         o->probe = arg;
         return 0;
+    case ECOC_OPT_NO_HOPS:
+        o->hops = 0;
+        return 0;
     default:
         snprintf(why, len, "unknown option");
         return -1;
@@ -160,6 +164,9 @@ void ecoc_options_help(FILE *out)
             "                          limit)\n"
             "      --timeout=SECONDS   give up on a pair or a k after this long (default\n"
             "                          %g; 0: wait forever)\n"
+            "      --no-hops           do not count the routers between hosts (UDP\n"
+            "                          datagrams between the probes; they place hosts that\n"
+            "                          costs cannot, such as slow hosts on a fast switch)\n"
             "      --probe=PATH        the probe program (default: eco-probe next to this\n"
             "                          program, else " ECO_PKGLIBEXECDIR "/eco-probe)\n",
             ECOC_DEFAULT_SIZE, ECOC_DEFAULT_TRIALS, ECOC_DEFAULT_ROUNDS,
@@ -304,6 +311,7 @@ void ecoc_result_free(ecoc_result *r)
 {
     ecoc_hosts_free(r->host, r->n);
     free(r->pair);
+    free(r->hops);
     free(r->degree);
     eco_map_free(r->map);
     memset(r, 0, sizeof *r);
@@ -325,6 +333,11 @@ int ecoc_result_partition(ecoc_result *r, char *err, size_t errlen)
             if (r->pair[(size_t)a * r->n + b].n > 0)
                 rc = eco_map_add_cost(r->map, r->host[a].name, r->host[b].name,
                                       r->pair[(size_t)a * r->n + b].min);
+    for (int a = 0; r->hops && a < r->n && rc >= 0; a++)
+        for (int b = a + 1; b < r->n && rc >= 0; b++)
+            if (r->hops[(size_t)a * r->n + b] >= 0)
+                rc = eco_map_add_hops(r->map, r->host[a].name, r->host[b].name,
+                                      r->hops[(size_t)a * r->n + b]);
     if (rc >= 0)
         rc = eco_map_partition(r->map, r->opt.threshold);
     ns = rc >= 0 ? eco_map_nsubnets(r->map) : 0;
@@ -378,14 +391,22 @@ int ecoc_fprint_matrix(const ecoc_result *r, FILE *out)
             fprintf(out, "# host %s on %s\n", r->host[i].name, r->host[i].pvmhost);
         else
             fprintf(out, "# host %s\n", r->host[i].name);
+    if (r->hops)
+        fprintf(out, "# hops=N: routers between the two hosts (TTL of UDP datagrams);\n"
+                     "# SECONDS '-': the pair's cost was not measured (sparse mode)\n");
     for (int a = 0; a < r->n; a++)
         for (int b = a + 1; b < r->n; b++) {
             const ecoc_stat *st = &r->pair[(size_t)a * r->n + b];
-            if (st->n <= 0)
-                continue;
-            fprintf(out, "%s %s %.6g # median %.6g max %.6g spread %.0f%%\n",
-                    r->host[a].name, r->host[b].name, st->min, st->median, st->max,
-                    100.0 * (st->median - st->min) / st->min);
+            int hops = r->hops ? r->hops[(size_t)a * r->n + b] : -1;
+            char h[32] = "";
+            if (hops >= 0)
+                snprintf(h, sizeof h, " hops=%d", hops);
+            if (st->n > 0)
+                fprintf(out, "%s %s %.6g%s # median %.6g max %.6g spread %.0f%%\n",
+                        r->host[a].name, r->host[b].name, st->min, h, st->median, st->max,
+                        100.0 * (st->median - st->min) / st->min);
+            else if (hops >= 0)
+                fprintf(out, "%s %s -%s\n", r->host[a].name, r->host[b].name, h);
         }
     fprint_degrees(r, out);
     return ferror(out) ? -1 : 0;
@@ -587,6 +608,32 @@ static void print_costs(const char *label, const ecoc_stat *st, long pairs, FILE
                 ecoc_fmt_time(st->max, b3, sizeof b3), st->n, pairs);
 }
 
+/* Members whose cheapest pair inside the subnet is dearer than the
+ * threshold allows over the subnet's cheapest: slow hosts (their own
+ * link is slow), which the hops placed when costs could not. */
+static void print_slow(const ecoc_result *r, int s, double cheapest, FILE *out)
+{
+    int n = eco_map_subnet_size(r->map, s), count = 0;
+    char buf[32];
+
+    for (int i = 0; i < n; i++) {
+        int h = eco_map_subnet_host(r->map, s, i);
+        double own = -1.0;
+        for (int j = 0; j < n; j++) {
+            double c = eco_map_cost(r->map, h, eco_map_subnet_host(r->map, s, j));
+            if (j != i && c > 0.0 && (own < 0.0 || c < own))
+                own = c;
+        }
+        if (own > (1.0 + r->opt.threshold) * cheapest) {
+            fprintf(out, "%s %s (%s)", count++ ? "," : "  slow hosts:", eco_map_host(r->map, h),
+                    ecoc_fmt_time(own, buf, sizeof buf));
+        }
+    }
+    if (count)
+        fprintf(out, "\n    (their cheapest pair in the subnet; placed here because no "
+                     "router\n    lies between them and the other hosts: see --no-hops)\n");
+}
+
 static void print_subnet(const ecoc_result *r, int s, FILE *out)
 {
     const ecoc_degree *d = &r->degree[s];
@@ -609,6 +656,7 @@ static void print_subnet(const ecoc_result *r, int s, FILE *out)
     if (n > 1) {
         subnet_costs(r, s, s, &st, &pairs);
         print_costs("inside", &st, pairs, out);
+        print_slow(r, s, st.min, out);
     }
 }
 
@@ -632,6 +680,22 @@ static void print_noisy(const ecoc_result *r, FILE *out)
         fprintf(out, "  ... and %d more (see the matrix file)\n", count - 10);
 }
 
+/* How many pairs the hops are known for. */
+static void print_hops(const ecoc_result *r, FILE *out)
+{
+    long known = 0, pairs = (long)r->n * (r->n - 1) / 2;
+
+    if (!r->hops) {
+        fprintf(out, "routers between hosts not counted (--no-hops)\n");
+        return;
+    }
+    for (int a = 0; a < r->n; a++)
+        for (int b = a + 1; b < r->n; b++)
+            known += r->hops[(size_t)a * r->n + b] >= 0;
+    fprintf(out, "routers between hosts counted for %ld of %ld pairs%s\n", known, pairs,
+            known < pairs ? " (UDP datagrams between probes lost or blocked)" : "");
+}
+
 void ecoc_print_summary(const ecoc_result *r, FILE *out)
 {
     int ns = eco_map_nsubnets(r->map);
@@ -644,6 +708,7 @@ void ecoc_print_summary(const ecoc_result *r, FILE *out)
             ecoc_fmt_clock(r->seconds, b1, sizeof b1));
     fprintf(out, "probes of %d bytes, %d samples of %d round trips per pair, threshold %g\n",
             r->opt.size, r->opt.trials, r->opt.rounds, r->opt.threshold);
+    print_hops(r, out);
     fprintf(out, "%d subnet%s\n", ns, ns == 1 ? "" : "s");
     for (int s = 0; s < ns; s++) {
         fprintf(out, "\n");

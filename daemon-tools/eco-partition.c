@@ -42,8 +42,9 @@ static void usage(FILE *out)
             "  -h, --help          show this help and exit\n"
             "  -V, --version       show the version and exit\n"
             "\n"
-            "MATRIX has one line \"HOST_A HOST_B SECONDS\" per measured pair; '#' starts\n"
-            "a comment.  See eco-partition(1) and eco-subnets(5).\n",
+            "MATRIX has one line \"HOST_A HOST_B SECONDS [hops=N]\" per measured pair\n"
+            "(hops: the routers between the two, as eco-characterize counts them);\n"
+            "'#' starts a comment.  See eco-partition(1) and eco-subnets(5).\n",
             ECO_DEFAULT_THRESHOLD, ECO_MAX_DEGREE, ECO_DEFAULT_DEGREE);
 }
 

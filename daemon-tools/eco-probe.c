@@ -11,6 +11,10 @@
  *                                  reads subnet file text F) and time
  *                                  `reps` broadcasts of `size` bytes:
  *                                  root start to the last acknowledgement
+ *   HOPS_OPEN                      open a UDP socket; reply its port
+ *   HOPS nonce n self hosts ports  send datagrams to every other probe's
+ *                                  socket, read the TTL of those that
+ *                                  arrive; reply the hops from each
  *   QUIT                           leave PVM and exit
  *
  * and echoes ECHO messages of other probes back to their sender, unread.
@@ -18,9 +22,13 @@
  */
 #include "config.h"
 
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 #include <pvm3.h>
@@ -54,6 +62,15 @@ static void reply(int master, int status, const double *v, int nv)
     pvm_pkint(&status, 1, 1);
     if (status == 0 && nv > 0)
         pvm_pkdouble((double *)v, nv, 1);
+    pvm_send(master, ECOC_TAG_RESULT);
+}
+
+static void reply_ints(int master, int status, const int *v, int nv)
+{
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&status, 1, 1);
+    if (status == 0 && nv > 0)
+        pvm_pkint((int *)v, nv, 1);
     pvm_send(master, ECOC_TAG_RESULT);
 }
 
@@ -193,6 +210,148 @@ static void do_bcast(int master)
     free(t);
 }
 
+/* ------------------------------------------------------------------ */
+/* Hops: the TTL that datagrams from the other probes arrive with      */
+/* ------------------------------------------------------------------ */
+
+static int hops_fd = -1;
+
+static void do_hops_open(int master)
+{
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+    int on = 1, port;
+
+    if (hops_fd < 0) {
+        memset(&a, 0, sizeof a);
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_ANY);
+        hops_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (hops_fd >= 0 &&
+            (setsockopt(hops_fd, IPPROTO_IP, IP_RECVTTL, &on, sizeof on) != 0 ||
+             bind(hops_fd, (struct sockaddr *)&a, sizeof a) != 0)) {
+            close(hops_fd);
+            hops_fd = -1;
+        }
+    }
+    if (hops_fd < 0 || getsockname(hops_fd, (struct sockaddr *)&a, &len) != 0) {
+        reply_ints(master, -1, NULL, 0);
+        return;
+    }
+    port = ntohs(a.sin_port);
+    reply_ints(master, 0, &port, 1);
+}
+
+/* The IPv4 address of a host name, as this host resolves it: 0 or -1. */
+static int address_of(const char *name, int port, struct sockaddr_in *to)
+{
+    struct addrinfo hints, *res = NULL;
+
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_INET;
+    hints.ai_socktype = SOCK_DGRAM;
+    if (getaddrinfo(name, NULL, &hints, &res) != 0 || !res)
+        return -1;
+    memcpy(to, res->ai_addr, sizeof *to);
+    to->sin_port = htons((unsigned short)port);
+    freeaddrinfo(res);
+    return 0;
+}
+
+/* A datagram: magic, nonce, sender index (network order). */
+static void send_hops(int nonce, int self, int n, const struct sockaddr_in *to, const int *ok)
+{
+    uint32_t msg[3] = { htonl(0x45434f48u), htonl((uint32_t)nonce), htonl((uint32_t)self) };
+    int ttl = ECOC_HOPS_TTL;
+
+    setsockopt(hops_fd, IPPROTO_IP, IP_TTL, &ttl, sizeof ttl);
+    for (int j = 0; j < n; j++)
+        if (j != self && ok[j])
+            (void)sendto(hops_fd, msg, sizeof msg, 0, (const struct sockaddr *)&to[j],
+                         sizeof to[j]);
+}
+
+/* Read datagrams until the time is up (or, with all, until every other
+ * probe has been heard): hops[j] from the TTL of probe j's datagrams,
+ * the fewest seen; -1 while none. */
+static void read_hops(int nonce, int self, int n, int *hops, double until, int all)
+{
+    int heard = 0;
+
+    for (int j = 0; j < n; j++)
+        heard += j != self && hops[j] >= 0;
+    while (!(all && heard >= n - 1) && now() < until) {
+        struct pollfd p = { hops_fd, POLLIN, 0 };
+        uint32_t msg[4];
+        union { char buf[CMSG_SPACE(sizeof(int)) * 4]; struct cmsghdr align; } ctl;
+        struct iovec iov = { msg, sizeof msg };
+        struct msghdr mh;
+        struct cmsghdr *c;
+        int ttl = -1, from;
+
+        if (poll(&p, 1, (int)((until - now()) * 1000.0) + 1) <= 0)
+            continue;
+        memset(&mh, 0, sizeof mh);
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        mh.msg_control = ctl.buf;
+        mh.msg_controllen = sizeof ctl.buf;
+        if (recvmsg(hops_fd, &mh, 0) != (ssize_t)(3 * sizeof(uint32_t)) ||
+            ntohl(msg[0]) != 0x45434f48u || ntohl(msg[1]) != (uint32_t)nonce)
+            continue; /* not ours, or of an earlier run */
+        from = (int)ntohl(msg[2]);
+        for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+            if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TTL)
+                memcpy(&ttl, CMSG_DATA(c), sizeof ttl);
+        if (from < 0 || from >= n || from == self || ttl < 0 || ttl > ECOC_HOPS_TTL)
+            continue;
+        if (hops[from] < 0)
+            heard++;
+        if (hops[from] < 0 || ECOC_HOPS_TTL - ttl < hops[from])
+            hops[from] = ECOC_HOPS_TTL - ttl;
+    }
+}
+
+static void do_hops(int master)
+{
+    int nonce = 0, n = 0, self = -1, *port = NULL, *ok = NULL, *hops = NULL;
+    struct sockaddr_in *to = NULL;
+    char name[ECO_MAX_HOSTNAME + 1];
+    double until;
+
+    pvm_upkint(&nonce, 1, 1);
+    pvm_upkint(&n, 1, 1);
+    pvm_upkint(&self, 1, 1);
+    if (hops_fd < 0 || n < 1 || n > 1 << 20 || self < 0 || self >= n ||
+        !(port = malloc((size_t)n * sizeof *port)) || !(ok = calloc((size_t)n, sizeof *ok)) ||
+        !(hops = malloc((size_t)n * sizeof *hops)) || !(to = calloc((size_t)n, sizeof *to))) {
+        reply_ints(master, -1, NULL, 0);
+        goto out;
+    }
+    for (int j = 0; j < n; j++) {
+        name[0] = '\0';
+        if (pvm_upkstr(name) < 0 || pvm_upkint(&port[j], 1, 1) < 0) {
+            reply_ints(master, -1, NULL, 0);
+            goto out;
+        }
+        ok[j] = j != self && address_of(name, port[j], &to[j]) == 0;
+    }
+    for (int j = 0; j < n; j++)
+        hops[j] = j == self ? 0 : -1;
+    until = now() + ECOC_HOPS_WAIT;
+    for (int c = 0; c < ECOC_HOPS_COPIES; c++) { /* spaced: a burst may be dropped */
+        send_hops(nonce, self, n, to, ok);
+        read_hops(nonce, self, n, hops, now() + 0.05, 0);
+    }
+    read_hops(nonce, self, n, hops, until, 1); /* the late ones */
+    reply_ints(master, 0, hops, n);
+out:
+    free(port);
+    free(ok);
+    free(hops);
+    free(to);
+}
+
 static int serve(int master)
 {
     for (;;) {
@@ -215,6 +374,10 @@ static int serve(int master)
             do_ping(master);
         else if (cmd == ECOC_CMD_BCAST)
             do_bcast(master);
+        else if (cmd == ECOC_CMD_HOPS_OPEN)
+            do_hops_open(master);
+        else if (cmd == ECOC_CMD_HOPS)
+            do_hops(master);
         else
             reply(master, -1, NULL, 0);
     }

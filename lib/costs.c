@@ -1,6 +1,7 @@
 /*
- * costs.c -- read a cost matrix: lines "HOST_A HOST_B SECONDS [hops=N]",
- * '#' comments, blank lines ignored.  Missing pairs stay unmeasured; a
+ * costs.c -- read a cost matrix: lines "HOST_A HOST_B SECONDS [hops=N]"
+ * (SECONDS "-" with hops: only the hops are known), '#' comments, blank
+ * lines ignored.  Missing pairs stay unmeasured; a
  * pair given more than once (in either direction) costs the minimum of
  * its values, because the minimum is the least disturbed sample, and has
  * the most hops given (the longer of two routes).
@@ -348,6 +349,8 @@ static int parse_line(matrix *m, char *line, char *why, size_t whylen)
         ecoi_set_err(why, whylen, "host name too long");
     else if (strcmp(f[0], f[1]) == 0)
         ecoi_set_err(why, whylen, "cost from host '%.64s' to itself", f[0]);
+    else if (n == 4 && strcmp(f[2], "-") == 0) /* hops of a pair whose cost is unknown */
+        return add_entry(m, f[0], f[1], -1.0, hops);
     else if (ecoi_parse_double(f[2], &s) != 0)
         ecoi_set_err(why, whylen, "bad cost '%.64s'", f[2]);
     else if (s <= 0.0)
@@ -393,7 +396,7 @@ static int build_map(const matrix *m, eco_map **out)
         size_t a = (size_t)rank[m->e[i].a], b = (size_t)rank[m->e[i].b];
         double *ab = &map->cost[a * (size_t)map->cap + b];
         double *hab = &map->hops[a * (size_t)map->cap + b];
-        if (*ab < 0.0 || m->e[i].s < *ab) {
+        if (m->e[i].s > 0.0 && (*ab < 0.0 || m->e[i].s < *ab)) {
             *ab = m->e[i].s;
             map->cost[b * (size_t)map->cap + a] = m->e[i].s;
         }

@@ -327,6 +327,9 @@ static void test_options(void)
     CU_ASSERT_EQUAL(o.rate, 2.5);
     CU_ASSERT_EQUAL(ecoc_option(&o, ECOC_OPT_RATE, "-1", why, sizeof why), -1);
     CU_ASSERT_EQUAL(ecoc_option(&o, ECOC_OPT_THRESHOLD, "nan", why, sizeof why), -1);
+    CU_ASSERT_EQUAL(o.hops, 1);
+    CU_ASSERT_EQUAL(ecoc_option(&o, ECOC_OPT_NO_HOPS, NULL, why, sizeof why), 0);
+    CU_ASSERT_EQUAL(o.hops, 0);
 }
 
 static void test_stat(void)
@@ -379,6 +382,73 @@ static void test_matrix_roundtrip(void)
         CU_ASSERT(eco_map_cost(m, eco_map_find_host(m, "b"), eco_map_find_host(m, "c")) < 0);
     }
     eco_map_free(m);
+    ecoc_result_free(&r);
+}
+
+/* The slowhosts network as eco-characterize measures it: f3 and f4 cost
+ * 11.5 ms to everybody, f1 f2 and o1 o2 40 us inside, 11.5 ms across; no
+ * router inside a segment, one across.  f2-o2 has hops but no cost. */
+static void test_hops_result(void)
+{
+    static const char *name[] = { "f1", "f2", "f3", "f4", "o1", "o2" };
+    ecoc_result r;
+    char why[512], path[400], *text = NULL;
+    size_t len = 0;
+    FILE *f;
+    eco_map *m = NULL;
+    int n = 6;
+
+    memset(&r, 0, sizeof r);
+    ecoc_options_init(&r.opt);
+    CU_ASSERT_FATAL(ecoc_parse_hosts("f1,f2,f3,f4,o1,o2", &r.host, &r.n, why, sizeof why) == 0);
+    r.pair = calloc((size_t)n * n, sizeof *r.pair);
+    r.hops = malloc((size_t)n * n * sizeof *r.hops);
+    CU_ASSERT_FATAL(r.pair && r.hops);
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++) {
+            int same = (a < 4) == (b < 4), fast = a != 2 && a != 3 && b != 2 && b != 3;
+            double c = same && fast ? 40e-6 : 11.5e-3 + 1e-6 * (a + b);
+            r.hops[a * n + b] = a == b ? 0 : same ? 0 : 1;
+            if (a != b && !(a == 1 && b == 5) && !(a == 5 && b == 1))
+                r.pair[a * n + b] = (ecoc_stat){ 8, c, c, c };
+        }
+    r.measured = 14;
+    CU_ASSERT_EQUAL(ecoc_result_partition(&r, why, sizeof why), ECOC_OK);
+    CU_ASSERT_EQUAL(eco_map_nsubnets(r.map), 2);
+    CU_ASSERT_EQUAL(eco_map_subnet_size(r.map, 0), 4);
+    snprintf(path, sizeof path, "%s/hops.m", tmpdir);
+    f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT_EQUAL(ecoc_fprint_matrix(&r, f), 0);
+    fclose(f);
+    CU_ASSERT_EQUAL_FATAL(eco_map_read_costs(path, &m, why, sizeof why), ECO_OK);
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++)
+            CU_ASSERT_EQUAL(eco_map_hops(m, eco_map_find_host(m, name[a]),
+                                         eco_map_find_host(m, name[b])), r.hops[a * n + b]);
+    CU_ASSERT(eco_map_cost(m, eco_map_find_host(m, "f2"), eco_map_find_host(m, "o2")) < 0);
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.2), ECO_OK);
+    CU_ASSERT_EQUAL(eco_map_nsubnets(m), 2);
+    eco_map_free(m);
+    f = open_memstream(&text, &len);
+    CU_ASSERT_FATAL(f != NULL);
+    ecoc_print_summary(&r, f);
+    fclose(f);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "routers between hosts counted for 15 of 15 pairs\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "subnet 0: 4 hosts: f1 f2 f3 f4\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "slow hosts: f3 (11.50 ms), f4 (11.50 ms)\n"));
+    CU_ASSERT_PTR_NULL(strstr(text, "o1 ("));
+    free(text);
+    free(r.hops); /* without hops: not counted, Figure 2 alone */
+    r.hops = NULL;
+    CU_ASSERT_EQUAL(ecoc_result_partition(&r, why, sizeof why), ECOC_OK);
+    CU_ASSERT_EQUAL(eco_map_nsubnets(r.map), 3);
+    text = NULL;
+    f = open_memstream(&text, &len);
+    ecoc_print_summary(&r, f);
+    fclose(f);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "routers between hosts not counted (--no-hops)\n"));
+    free(text);
     ecoc_result_free(&r);
 }
 
@@ -468,6 +538,7 @@ static const struct {
     { "util", "options", test_options },
     { "util", "statistics", test_stat },
     { "util", "matrix file round trip", test_matrix_roundtrip },
+    { "util", "hops: matrix, partition and summary", test_hops_result },
     { "util", "commit", test_commit },
     { "util", "atomic write", test_write_atomic },
     { "util", "formatting", test_format },
