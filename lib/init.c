@@ -29,6 +29,7 @@ typedef struct boot {
     int *host_subnet;   /* [nh] */
     int *degree;        /* [nsub] */
     double *cost;       /* [nh*nh], < 0 unmeasured */
+    double threshold;   /* the file's, for fastest-node-first (tree.c) */
 } boot;
 
 static void boot_free(boot *b)
@@ -199,6 +200,7 @@ static int restrict_map(boot *b, const eco_map *file, const char *fname)
     }
     for (int s = 0; s < nfs; s++)
         seen[s] = -1;
+    b->threshold = file ? eco_map_threshold(file) : ECO_DEFAULT_THRESHOLD;
     b->nsub = 0;
     for (int h = 0; h < b->nh; h++) {
         int fs;
@@ -291,6 +293,7 @@ static int pack_boot(boot *b)
     rc |= pvm_pkint(b->host_subnet, b->nh, 1);
     rc |= pvm_pkint(b->degree, b->nsub, 1);
     rc |= pvm_pkdouble(b->cost, b->nh * b->nh, 1);
+    rc |= pvm_pkdouble(&b->threshold, 1, 1);
     return rc < 0 ? ECO_ERR_PVM : ECO_OK;
 }
 
@@ -327,6 +330,7 @@ static int unpack_boot(boot *b)
     rc |= pvm_upkint(b->host_subnet, b->nh, 1);
     rc |= pvm_upkint(b->degree, b->nsub, 1);
     rc |= pvm_upkdouble(b->cost, b->nh * b->nh, 1);
+    rc |= pvm_upkdouble(&b->threshold, 1, 1);
     return rc < 0 ? ECO_ERR_MISMATCH : ECO_OK;
 }
 
@@ -352,6 +356,7 @@ static int build_map(const boot *b, eco_map **out)
         memcpy(m->degree, b->degree, (size_t)b->nsub * sizeof *m->degree);
         memcpy(m->subnet, b->host_subnet, (size_t)b->nh * sizeof *m->subnet);
         m->nsubnets = b->nsub;
+        m->threshold = b->threshold;
     }
     if (rc != ECO_OK) {
         eco_map_free(m);

@@ -226,10 +226,59 @@ static int make_subnets(build *b, const gkey *k)
 }
 
 /*
+ * Fastest node first (Banikazemi, Moorthy and Panda, 1998), for slow
+ * hosts: inside every measured subnet of three or more hosts, the hosts
+ * whose own link is slow go last, so that the k-ary tree makes them
+ * leaves (they forward nothing) and the subnet is entered through a fast
+ * host.  A host is slow when its cheapest cost to another host of the
+ * subnet is more than (1 + threshold) times the cheapest inside the
+ * subnet: a slow interface costs the same to every other host.  Stable:
+ * the fast hosts, and the slow ones, keep their order.  O(size^2) per
+ * subnet, as measure_subnets.
+ */
+static int fastest_first(build *b)
+{
+    double f = 1.0 + (b->map && isfinite(b->map->threshold) ? b->map->threshold : 0.2);
+    int *tmp = malloc(((size_t)b->ngroups + 1) * sizeof *tmp);
+    double *own = malloc(((size_t)b->ngroups + 1) * sizeof *own);
+
+    if (!tmp || !own) {
+        free(tmp);
+        free(own);
+        return ECO_ERR_NOMEM;
+    }
+    for (int s = 0; s < b->nmeasured; s++) {
+        int *h = b->hosts + b->sstart[s], len = b->sstart[s + 1] - b->sstart[s], out = 0;
+        double cheapest = INFINITY;
+        if (len < 3)
+            continue;
+        for (int i = 0; i < len; i++) {
+            own[i] = INFINITY;
+            for (int j = 0; j < len; j++) {
+                double c = ecoi_map_cost_ij(b->map, b->mh[b->task[b->gstart[h[i]]]],
+                                            b->mh[b->task[b->gstart[h[j]]]]);
+                if (j != i && c > 0.0 && c < own[i])
+                    own[i] = c;
+            }
+            if (own[i] < cheapest)
+                cheapest = own[i];
+        }
+        for (int slow = 0; slow <= 1; slow++)
+            for (int i = 0; i < len; i++)
+                if ((isfinite(own[i]) && own[i] > f * cheapest) == slow)
+                    tmp[out++] = h[i];
+        memcpy(h, tmp, (size_t)len * sizeof *h);
+    }
+    free(tmp);
+    free(own);
+    return ECO_OK;
+}
+
+/*
  * Level 2: group hosts by subnet.  Each subnet's slice of hosts[] is in
- * order of lowest rank, with the representative first: the root's host in
- * the root's subnet, else the host of the subnet's lowest rank (already
- * first).
+ * order of lowest rank, slow hosts last (fastest_first), with the
+ * representative first: the root's host in the root's subnet, else the
+ * first host of the slice, the fast host of the lowest rank.
  */
 static int group_hosts(build *b)
 {
@@ -254,6 +303,8 @@ static int group_hosts(build *b)
     qsort(k, (size_t)G, sizeof *k, cmp_gkey);
     rc = make_subnets(b, k);
     free(k);
+    if (rc == ECO_OK)
+        rc = fastest_first(b);
     if (rc != ECO_OK)
         return rc;
     b->root_sub = b->sub[rg];

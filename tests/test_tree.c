@@ -206,6 +206,7 @@ typedef struct ref {
     int *msub;        /* [n] member -> subnet index */
     long long *hid;   /* [n] member -> host id (-1 members: unique) */
     int *hlow;        /* [n] member -> lowest rank on its host (names the host) */
+    int *slow;        /* [n] at a host's lowest member: its own link is slow */
     int *deg;         /* [S] */
     double *cost;     /* [S*S] */
     /* per root */
@@ -293,6 +294,51 @@ static void ref_costs(ref *r, const config *c)
             r->cost[i] = fill;
 }
 
+/* Fastest node first: in a map subnet with three or more hosts with
+ * members, a host whose cheapest cost to another of them is more than
+ * (1 + threshold) times the subnet's cheapest is slow. */
+static void ref_slow(ref *r, const config *c)
+{
+    int n = r->n;
+    double *own = xmalloc((size_t)n * sizeof *own);
+
+    r->slow = xmalloc((size_t)n * sizeof *r->slow);
+    for (int m = 0; m < n; m++)
+        r->slow[m] = 0;
+    for (int s = 0; s < r->S; s++) {
+        int count = 0;
+        double cheapest = INFINITY;
+        for (int m = 0; m < n; m++) {
+            if (r->msub[m] != s || r->hlow[m] != m || r->key[m] >= (1LL << 32))
+                continue;
+            count++;
+            own[m] = INFINITY;
+            for (int j = 0; j < n; j++) {
+                double x;
+                if (r->msub[j] != s || r->hlow[j] != j || j == m)
+                    continue;
+                x = ecoi_map_cost_ij(c->map, c->mh[m], c->mh[j]);
+                if (x > 0.0 && x < own[m])
+                    own[m] = x;
+            }
+            if (own[m] < cheapest)
+                cheapest = own[m];
+        }
+        for (int m = 0; count >= 3 && m < n; m++)
+            if (r->msub[m] == s && r->hlow[m] == m && r->key[m] < (1LL << 32))
+                r->slow[m] = isfinite(own[m]) &&
+                             own[m] > (1.0 + c->map->threshold) * cheapest;
+    }
+    free(own);
+}
+
+/* Host a (its lowest member) comes before host b in its subnet: fast
+ * hosts first, then by rank. */
+static int ref_before(const ref *r, int a, int b)
+{
+    return r->slow[a] != r->slow[b] ? r->slow[a] < r->slow[b] : a < b;
+}
+
 static void ref_init(ref *r, const config *c)
 {
     int n = c->n;
@@ -330,11 +376,12 @@ static void ref_init(ref *r, const config *c)
                                                           : ECO_DEFAULT_DEGREE;
     }
     ref_costs(r, c);
+    ref_slow(r, c);
 }
 
 static void ref_free(ref *r)
 {
-    void *p[] = { r->key, r->hid, r->hlow, r->msub, r->eparent, r->ekind, r->tpos,
+    void *p[] = { r->key, r->hid, r->hlow, r->slow, r->msub, r->eparent, r->ekind, r->tpos,
                   r->hpos, r->ntask, r->tat, r->deg, r->cost, r->spar, r->pick,
                   r->nhost, r->hat };
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
@@ -386,20 +433,20 @@ static void ref_positions(ref *r, int root)
     int n = r->n;
     for (int m = 0; m < n; m++) {
         int lead = r->hlow[m] == r->hlow[root] ? root : r->hlow[m];
-        int rep = -1;
+        int fixed = r->msub[root] == r->msub[m], rep = fixed ? r->hlow[root] : -1;
         r->tpos[m] = 0;
         if (m != lead)
             for (int j = 0; j <= m; j++)
                 r->tpos[m] += r->hlow[j] == r->hlow[m] && j != lead;
         r->tat[(size_t)r->hlow[m] * n + r->tpos[m]] = m;
         r->hpos[m] = 0;
+        for (int j = 0; !fixed && j < n; j++)   /* the first fast host enters */
+            if (r->msub[j] == r->msub[m] && r->hlow[j] == j && (rep < 0 || ref_before(r, j, rep)))
+                rep = j;
         for (int j = 0; j < n; j++)
-            if (r->msub[j] == r->msub[m] && r->hlow[j] == j) {
-                if (rep < 0)
-                    rep = r->msub[root] == r->msub[m] ? r->hlow[root] : j;
-                if (j < r->hlow[m] && j != rep)
-                    r->hpos[m]++;
-            }
+            if (r->msub[j] == r->msub[m] && r->hlow[j] == j && j != rep &&
+                ref_before(r, j, r->hlow[m]))
+                r->hpos[m]++;
         if (r->hlow[m] != rep)
             r->hpos[m]++;
         else
@@ -680,6 +727,32 @@ static void test_figure1(void)
     free_map(m);
 }
 
+/* Fastest node first: s0 and s3 have slow interfaces on the switch of f1
+ * f2 (10 ms to everybody, f1-f2 0.1 ms); o4 o5 are another subnet. */
+static void test_slow_hosts_last(void)
+{
+    enum { s0, f1, f2, s3, o4, o5 };
+    static const int sub[6] = { 0, 0, 0, 0, 1, 1 }, deg[2] = { 2, 2 };
+    eco_map *m = mk_map(6, sub, 2, deg);
+    for (int a = 0; a < 6; a++)
+        for (int b = a + 1; b < 6; b++)
+            set_cost(m, a, b, a == s0 || a == s3 || b == s3 ? 1e-2
+                              : sub[a] == sub[b] ? 1e-4 : 5e-3);
+    /* from o4: the subnet is entered through f1, not s0 (rank 0); f1
+     * sends to f2 and s0, f2 to s3: the slow hosts are leaves */
+    expect_parents(m, o4, (const int[]){ f1, o4, f1, f2, -1, o4 }, (const int[]){ f1, o5 }, 2);
+    /* from s0, the root: to the other subnet, then the fast hosts; s3
+     * hangs below f1 */
+    expect_parents(m, s0, (const int[]){ -1, s0, s0, f1, s0, o4 }, (const int[]){ o4, f1, f2 },
+                   3);
+    /* uniform costs: rank order, s0 enters */
+    for (int a = 0; a < 4; a++)
+        for (int b = a + 1; b < 4; b++)
+            set_cost(m, a, b, 1e-4);
+    expect_parents(m, o4, (const int[]){ o4, s0, s0, f1, -1, o4 }, (const int[]){ s0, o5 }, 2);
+    free_map(m);
+}
+
 /* Tasks on one host: the root leads, the rest hang below in rank order. */
 static void test_tasks_on_one_host(void)
 {
@@ -876,6 +949,7 @@ static void test_bad_arguments(void)
 static const eco_test tree_tests[] = {
     { "bad arguments", test_bad_arguments },
     { "figure 1 of the paper", test_figure1 },
+    { "slow hosts last (fastest node first)", test_slow_hosts_last },
     { "tasks on one host", test_tasks_on_one_host },
     { "k-ary depth formula", test_heap_depth_formula },
     { "binomial subnet tree without a map", test_binomial_without_map },
