@@ -334,7 +334,8 @@ static void do_hops(int master)
             reply_ints(master, -1, NULL, 0);
             goto out;
         }
-        ok[j] = j != self && address_of(name, port[j], &to[j]) == 0;
+        ok[j] = j != self && port[j] > 0 && port[j] < 65536 &&
+                address_of(name, port[j], &to[j]) == 0;
     }
     for (int j = 0; j < n; j++)
         hops[j] = j == self ? 0 : -1;
