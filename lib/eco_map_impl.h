@@ -39,6 +39,9 @@ static inline int ecoi_map_hops_ij(const eco_map *m, int a, int b)
     return h < 0.0 ? -1 : (int)h;
 }
 
+/* Does any pair of the map have hops?  (partition, the subnet writer) */
+int ecoi_map_has_hops(const eco_map *m);
+
 /* Renumber subnets so that subnet i's lowest host is below subnet i+1's;
  * `degree` follows its subnet.  Used by partition and by the reader. */
 int ecoi_map_canonicalize_subnets(eco_map *m);

@@ -310,6 +310,15 @@ int eco_map_hops(const eco_map *map, int a, int b)
     return ecoi_map_hops_ij(map, a, b) >= 0 ? ecoi_map_hops_ij(map, a, b) : ECO_ERR_NOTFOUND;
 }
 
+int ecoi_map_has_hops(const eco_map *m)
+{
+    for (int a = 0; a < m->nhosts; a++)
+        for (int b = a + 1; b < m->nhosts; b++)
+            if (ecoi_map_hops_ij(m, a, b) >= 0)
+                return 1;
+    return 0;
+}
+
 double eco_map_threshold(const eco_map *map)
 {
     return map ? map->threshold : (double)ECO_ERR_ARG;

@@ -153,12 +153,9 @@ static int place_by_hops(const eco_map *m, uf *u, double f)
 {
     size_t n = (size_t)m->nhosts + 1;
     hopwork w;
-    int rc = ECO_ERR_NOMEM, any = 0;
+    int rc = ECO_ERR_NOMEM;
 
-    for (int a = 0; a < m->nhosts && !any; a++)
-        for (int b = 0; b < m->nhosts && !any; b++)
-            any = a != b && ecoi_map_hops_ij(m, a, b) >= 0;
-    if (!any)
+    if (!ecoi_map_has_hops(m))
         return ECO_OK;
     w.root = malloc(n * sizeof *w.root);
     w.first = malloc(n * sizeof *w.first);

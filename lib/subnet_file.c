@@ -54,15 +54,6 @@ static size_t measured_pairs(const eco_map *m)
     return count;
 }
 
-static int has_hops(const eco_map *m)
-{
-    for (int a = 0; a < m->nhosts; a++)
-        for (int b = a + 1; b < m->nhosts; b++)
-            if (ecoi_map_hops_ij(m, a, b) >= 0)
-                return 1;
-    return 0;
-}
-
 static void print_costs(const eco_map *m, FILE *out)
 {
     char num[40];
@@ -121,7 +112,7 @@ int eco_map_fprint(const eco_map *map, FILE *out)
     fprintf(out, "# %d hosts, %zu measured pairs, %d subnets\n", map->nhosts,
             measured_pairs(map), map->nsubnets);
     /* version 1 when there is nothing a version-1 reader would refuse */
-    fprintf(out, "%s %d\n", ECO_FILE_MAGIC, has_hops(map) ? ECO_FILE_VERSION : 1);
+    fprintf(out, "%s %d\n", ECO_FILE_MAGIC, ecoi_map_has_hops(map) ? ECO_FILE_VERSION : 1);
     ecoi_format_double(map->threshold, num, sizeof num);
     fprintf(out, "threshold %s\n", num);
     for (int h = 0; h < map->nhosts; h++)
