@@ -614,24 +614,27 @@ static void print_costs(const char *label, const ecoc_stat *st, long pairs, FILE
 static void print_slow(const ecoc_result *r, int s, double cheapest, FILE *out)
 {
     int n = eco_map_subnet_size(r->map, s), count = 0;
+    int *host = malloc((size_t)n * sizeof *host + 1);
     char buf[32];
 
-    for (int i = 0; i < n; i++) {
-        int h = eco_map_subnet_host(r->map, s, i);
+    for (int i = 0; host && i < n; i++) /* once: each lookup scans the map */
+        host[i] = eco_map_subnet_host(r->map, s, i);
+    for (int i = 0; host && i < n; i++) {
         double own = -1.0;
         for (int j = 0; j < n; j++) {
-            double c = eco_map_cost(r->map, h, eco_map_subnet_host(r->map, s, j));
+            double c = eco_map_cost(r->map, host[i], host[j]);
             if (j != i && c > 0.0 && (own < 0.0 || c < own))
                 own = c;
         }
         if (own > (1.0 + r->opt.threshold) * cheapest) {
-            fprintf(out, "%s %s (%s)", count++ ? "," : "  slow hosts:", eco_map_host(r->map, h),
-                    ecoc_fmt_time(own, buf, sizeof buf));
+            fprintf(out, "%s %s (%s)", count++ ? "," : "  slow hosts:",
+                    eco_map_host(r->map, host[i]), ecoc_fmt_time(own, buf, sizeof buf));
         }
     }
     if (count)
         fprintf(out, "\n    (their cheapest pair in the subnet; placed here because no "
                      "router\n    lies between them and the other hosts: see --no-hops)\n");
+    free(host);
 }
 
 static void print_subnet(const ecoc_result *r, int s, FILE *out)
