@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -552,12 +553,103 @@ static const char *find_dot(char *buf, size_t len)
     return NULL;
 }
 
+/* While --svg writes: its temporary file and dot, for on_stop_svg. */
+static char svg_tmp[4200];
+static volatile pid_t svg_dot;
+
+/* SIGTERM, SIGINT or SIGHUP while --svg writes: stop dot, remove the
+ * temporary file, then die of the signal as if it had not been caught. */
+static void on_stop_svg(int sig)
+{
+    if (svg_dot > 0)
+        kill(svg_dot, SIGTERM);
+    if (svg_tmp[0])
+        unlink(svg_tmp);
+    signal(sig, SIG_DFL);
+    raise(sig); /* delivered when the handler returns */
+}
+
+static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP };
+
+/* Catch the stop signals (those not ignored), or restore the default. */
+static void catch_stop(int on)
+{
+    for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++) {
+        struct sigaction sa, old;
+        memset(&sa, 0, sizeof sa);
+        sigemptyset(&sa.sa_mask);
+        sa.sa_handler = on ? on_stop_svg : SIG_DFL;
+        if (sigaction(stop_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(stop_signals[i], &sa, NULL);
+    }
+}
+
+/* Block (1) or unblock (0) the stop signals. */
+static void block_stop(int on)
+{
+    sigset_t set;
+
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++)
+        sigaddset(&set, stop_signals[i]);
+    sigprocmask(on ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+}
+
+/* A new file next to svg, SVG.tmp.XXXXXX: mkstemp's name cannot be
+ * guessed and O_EXCL never follows a planted link.  Mode 0666 less the
+ * umask, as a plain file.  The fd, or -1 with errno. */
+static int temp_beside(const char *svg, char *tmp, size_t len)
+{
+    mode_t mask = umask(0);
+    int fd;
+
+    umask(mask);
+    if ((size_t)snprintf(tmp, len, "%s.tmp.XXXXXX", svg) >= len) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if ((fd = mkstemp(tmp)) >= 0)
+        fchmod(fd, 0666 & ~mask);
+    return fd;
+}
+
+/* Start `dot -Tsvg` reading a pipe and writing fd: the pid, with the
+ * pipe's write end in *to, or -1.  Stop signals blocked by the caller. */
+static pid_t start_dot(const char *dot, int fd, int *to)
+{
+    int fds[2];
+    pid_t pid;
+
+    if (pipe(fds) != 0)
+        return -1;
+    if ((pid = fork()) < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        catch_stop(0); /* the handlers are the parent's business */
+        block_stop(0);
+        dup2(fds[0], STDIN_FILENO);
+        dup2(fd, STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        close(fd);
+        execl(dot, "dot", "-Tsvg", (char *)NULL);
+        _exit(127);
+    }
+    close(fds[0]);
+    *to = fds[1];
+    return pid;
+}
+
 /* Pipe the graph through `dot -Tsvg` into a temporary file next to svg,
- * then rename it over svg: an old picture stays whole on failure. */
+ * then rename it over svg: an old picture stays whole on failure, and a
+ * signal that stops the write removes the temporary file. */
 static int show_svg(const layout *l, const char *root, const char *svg)
 {
-    char dot[4200], tmp[4200];
-    int fds[2], status = 0, rc;
+    char dot[4200];
+    int fd, pfd = -1, status = 0, rc;
     FILE *to;
     pid_t pid;
 
@@ -566,38 +658,49 @@ static int show_svg(const layout *l, const char *root, const char *svg)
                         "(install graphviz, or write --dot and convert it elsewhere)\n");
         return 1;
     }
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", svg, (long)getpid());
-    if (pipe(fds) != 0 || (pid = fork()) < 0) {
-        fprintf(stderr, PROG ": cannot run %s: %s\n", dot, strerror(errno));
+    catch_stop(1);
+    block_stop(1);
+    if ((fd = temp_beside(svg, svg_tmp, sizeof svg_tmp)) < 0) {
+        fprintf(stderr, PROG ": %s: cannot create a temporary file: %s\n", svg, strerror(errno));
+        svg_tmp[0] = '\0';
+        block_stop(0);
         return 1;
     }
-    if (pid == 0) {
-        dup2(fds[0], STDIN_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        execl(dot, "dot", "-Tsvg", "-o", tmp, (char *)NULL);
-        _exit(127);
+    if ((pid = start_dot(dot, fd, &pfd)) < 0) {
+        fprintf(stderr, PROG ": cannot run %s: %s\n", dot, strerror(errno));
+        close(fd);
+        unlink(svg_tmp);
+        svg_tmp[0] = '\0';
+        block_stop(0);
+        return 1;
     }
-    close(fds[0]);
+    svg_dot = pid;
+    block_stop(0);
+    close(fd);
     signal(SIGPIPE, SIG_IGN);
-    to = fdopen(fds[1], "w");
+    to = fdopen(pfd, "w");
     rc = to ? write_dot(to, l, root) : 1;
     if (to)
         fclose(to);
     else
-        close(fds[1]);
-    waitpid(pid, &status, 0);
+        close(pfd);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
     if (rc == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
         fprintf(stderr, PROG ": %s -Tsvg failed (exit %d)\n", dot,
                 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
         rc = 1;
     }
-    if (rc == 0 && rename(tmp, svg) != 0) {
+    block_stop(1);
+    if (rc == 0 && rename(svg_tmp, svg) != 0) {
         fprintf(stderr, PROG ": %s: %s\n", svg, strerror(errno));
         rc = 1;
     }
     if (rc != 0)
-        unlink(tmp);
+        unlink(svg_tmp);
+    svg_tmp[0] = '\0';
+    svg_dot = 0;
+    block_stop(0);
     return rc;
 }
 
