@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -427,7 +429,57 @@ const char *ecoc_default_subnet_file(void)
     return path;
 }
 
-/* Write to a temporary file next to path; its name in tmp. */
+/* Is name a temporary file of a write of the file named base in the
+ * same directory: BASE.tmp.XXXXXX (write_temp) or .BASE.XXXXXX
+ * (eco_map_write), XXXXXX as mkstemp makes it? */
+static int is_temp_of(const char *name, const char *base)
+{
+    size_t b = strlen(base);
+    const char *x;
+
+    if (strncmp(name, base, b) == 0 && strncmp(name + b, ".tmp.", 5) == 0)
+        x = name + b + 5;
+    else if (name[0] == '.' && strncmp(name + 1, base, b) == 0 && name[b + 1] == '.')
+        x = name + b + 2;
+    else
+        return 0;
+    if (strlen(x) != 6)
+        return 0;
+    for (int i = 0; i < 6; i++)
+        if (!isalnum((unsigned char)x[i]))
+            return 0;
+    return 1;
+}
+
+int ecoc_remove_stale_temps(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    char dir[4096];
+    struct dirent *e;
+    time_t now = time(NULL);
+    int removed = 0;
+    DIR *d;
+
+    snprintf(dir, sizeof dir, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1,
+             slash ? path : ".");
+    if (!*base || !(d = opendir(dir)))
+        return 0;
+    while ((e = readdir(d))) {
+        struct stat st;
+        if (!is_temp_of(e->d_name, base) ||
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        /* ours, a plain file, and too old to belong to a write in progress */
+        if (S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+            now - st.st_mtime >= ECOC_STALE_TEMP_AGE && unlinkat(dirfd(d), e->d_name, 0) == 0)
+            removed++;
+    }
+    closedir(d);
+    return removed;
+}
+
+/* Write to a temporary file next to path, PATH.tmp.XXXXXX; its name in
+ * tmp. */
 static int write_temp(const char *path, const char *text, size_t len, char *tmp,
                       size_t tmplen, char *err, size_t errlen)
 {
@@ -435,7 +487,8 @@ static int write_temp(const char *path, const char *text, size_t len, char *tmp,
     int fd;
     size_t off = 0;
 
-    snprintf(tmp, tmplen, "%s.XXXXXX", path);
+    ecoc_remove_stale_temps(path);
+    snprintf(tmp, tmplen, "%s.tmp.XXXXXX", path);
     if ((fd = mkstemp(tmp)) < 0) {
         snprintf(err, errlen, "%s: cannot create a temporary file: %s", path, strerror(errno));
         return -1;
@@ -477,8 +530,7 @@ int ecoc_write_atomic(const char *path, const char *text, size_t len, char *err,
     return 0;
 }
 
-/* mkdir -p of the directory part of path. */
-static int make_parent(const char *path, char *err, size_t errlen)
+int ecoc_make_parent(const char *path, char *err, size_t errlen)
 {
     char dir[4096];
     char *slash;
@@ -533,7 +585,7 @@ static int commit_blocked(const ecoc_result *r, const char *subnet_path,
     char *text = NULL;
     int rc;
 
-    if (make_parent(subnet_path, err, errlen) != 0)
+    if (ecoc_make_parent(subnet_path, err, errlen) != 0)
         return ECOC_NOWRITE;
     if (matrix_path) {
         if (!(text = matrix_text(r, &len))) {
@@ -545,6 +597,7 @@ static int commit_blocked(const ecoc_result *r, const char *subnet_path,
         if (rc != 0)
             return ECOC_NOWRITE;
     }
+    ecoc_remove_stale_temps(subnet_path);
     if (eco_map_write(r->map, subnet_path, why, sizeof why) != ECO_OK) {
         snprintf(err, errlen, "%s", why[0] ? why : subnet_path);
         if (tmp[0])

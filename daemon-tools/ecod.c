@@ -196,14 +196,44 @@ static void logmsg(const char *fmt, ...)
     fflush(out);
 }
 
+/* Open path to append, created 0644 (less the umask) when missing; a
+ * symbolic link is not followed (ELOOP).  The fd, or -1 with errno. */
+static int open_append(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    struct stat st;
+
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        errno = EINVAL; /* a device or a fifo: not a log */
+        return -1;
+    }
+    return fd;
+}
+
+/* What went wrong opening a file, for people. */
+static const char *open_error(int err)
+{
+    if (err == ELOOP)
+        return "is a symbolic link (not followed)";
+    if (err == EINVAL)
+        return "not a regular file";
+    return strerror(err);
+}
+
 static int open_log(const char *path)
 {
     FILE *f;
+    int fd;
 
     if (!path)
         return 0;
-    if (!(f = fopen(path, "a")))
+    if ((fd = open_append(path)) < 0)
         return -1;
+    if (!(f = fdopen(fd, "a"))) {
+        close(fd);
+        return -1;
+    }
     setvbuf(f, NULL, _IOLBF, 0);
     if (log_out)
         fclose(log_out);
@@ -215,24 +245,38 @@ static int open_log(const char *path)
 /* Lock and pid file                                                   */
 /* ------------------------------------------------------------------ */
 
+/* Open FILE.lock, creating its directories ($HOME/.eco on a first run)
+ * and itself; never through a symbolic link, never anything but a
+ * regular file.  The fd, or -1 with why. */
+static int open_lock(const char *path, char *why, size_t len)
+{
+    struct stat st;
+    int fd;
+
+    if (ecoc_make_parent(path, why, len) != 0)
+        return -1;
+    if ((fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
+        snprintf(why, len, "%s: %s", path, open_error(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, len, "%s: %s", path, open_error(EINVAL));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 /* Hold FILE.lock for the daemon's life: the fd, or -1 with why. */
 static int take_lock(const char *output, char *why, size_t len)
 {
-    char path[4200], dir[4200], holder[32] = "";
-    char *slash;
+    char path[4200], holder[32] = "";
     int fd;
     ssize_t got;
 
-    snprintf(dir, sizeof dir, "%s", output);
-    if ((slash = strrchr(dir, '/')) && slash != dir) {
-        *slash = '\0';
-        mkdir(dir, 0755); /* $HOME/.eco on a first run */
-    }
     snprintf(path, sizeof path, "%s.lock", output);
-    if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
-        snprintf(why, len, "%s: %s", path, strerror(errno));
+    if ((fd = open_lock(path, why, len)) < 0)
         return -1;
-    }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         got = read(fd, holder, sizeof holder - 1);
         holder[got > 0 ? got : 0] = '\0';
@@ -487,7 +531,7 @@ static int serve(const daemon_opts *d)
         if (got_hup) {
             got_hup = 0;
             if (open_log(d->logfile) != 0)
-                logmsg("cannot reopen %s: %s", d->logfile, strerror(errno));
+                logmsg("cannot reopen %s: %s", d->logfile, open_error(errno));
             due = now();
             why = "SIGHUP";
         }
@@ -511,6 +555,41 @@ static int serve(const daemon_opts *d)
         }
     }
     logmsg("stopping on %s", ecoc_stop == SIGINT ? "SIGINT" : "SIGTERM");
+    return 0;
+}
+
+/* path against the working directory, malloc'd (NULL when it cannot be). */
+static char *absolute(const char *path)
+{
+    char cwd[4096], *abs;
+
+    if (path[0] == '/')
+        return strdup(path);
+    if (!getcwd(cwd, sizeof cwd))
+        return NULL;
+    if ((abs = malloc(strlen(cwd) + strlen(path) + 2)))
+        sprintf(abs, "%s/%s", cwd, path);
+    return abs;
+}
+
+/* --detach moves to /: make the file names absolute first, so that a
+ * relative name still means the file in the directory ecod started in
+ * (also when SIGHUP reopens the log).  The copies go to keep[4], for
+ * free.  0, or -1 with a message. */
+static int absolute_paths(daemon_opts *d, char **keep)
+{
+    const char **name[] = { &d->output, &d->matrix, &d->pidfile, &d->logfile };
+
+    for (int i = 0; i < 4; i++) {
+        if (!*name[i])
+            continue;
+        if (!(keep[i] = absolute(*name[i]))) {
+            fprintf(stderr, PROG ": %s: cannot make the name absolute: %s\n", *name[i],
+                    strerror(errno));
+            return -1;
+        }
+        *name[i] = keep[i];
+    }
     return 0;
 }
 
@@ -596,6 +675,7 @@ static int run(const daemon_opts *d, int *report)
 int main(int argc, char **argv)
 {
     daemon_opts d;
+    char *keep[4] = { NULL, NULL, NULL, NULL };
     int rc, report = -1;
 
     memset(&d, 0, sizeof d);
@@ -604,17 +684,22 @@ int main(int argc, char **argv)
     d.settle = ECOD_DEFAULT_SETTLE;
     if ((rc = parse_args(argc, argv, &d)) >= 0)
         return rc;
-    if (open_log(d.logfile) != 0) {
-        fprintf(stderr, PROG ": cannot open the log %s: %s\n", d.logfile, strerror(errno));
-        return ECOC_NOSTART;
+    if (d.detach && absolute_paths(&d, keep) != 0)
+        rc = ECOC_NOSTART;
+    else if (open_log(d.logfile) != 0) {
+        fprintf(stderr, PROG ": cannot open the log %s: %s\n", d.logfile, open_error(errno));
+        rc = ECOC_NOSTART;
+    } else if (d.detach && detach(&report) != 0)
+        rc = ECOC_NOSTART;
+    else {
+        catch_signals();
+        rc = run(&d, &report);
+        started(&report, (char)(rc ? rc : 0));
     }
-    if (d.detach && detach(&report) != 0)
-        return ECOC_NOSTART;
-    catch_signals();
-    rc = run(&d, &report);
-    started(&report, (char)(rc ? rc : 0));
     if (log_out)
         fclose(log_out);
     free(known);
+    for (int i = 0; i < 4; i++)
+        free(keep[i]);
     return rc;
 }
