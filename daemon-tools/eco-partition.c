@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,24 +126,53 @@ static int parse_args(int argc, char **argv, options *o)
     return -1;
 }
 
-/* Write the map to o->output, or to standard output for "-". */
-static int emit(const eco_map *map, const options *o)
+/* Write the map to path (atomically) with signals blocked, so that
+ * SIGTERM or Ctrl-C cannot leave its temporary file behind. */
+static int write_blocked(const eco_map *map, const char *path)
 {
+    sigset_t all, old;
     char err[1024];
     int rc;
 
-    if (strcmp(o->output, "-") != 0) {
-        rc = eco_map_write(map, o->output, err, sizeof err);
-        if (rc != ECO_OK)
-            fprintf(stderr, PROG ": %s\n", err);
-        return rc;
-    }
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    rc = eco_map_write(map, path, err, sizeof err);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (rc != ECO_OK)
+        fprintf(stderr, PROG ": %s\n", err);
+    return rc;
+}
+
+/* Write the map to o->output, or to standard output for "-". */
+static int emit(const eco_map *map, const options *o)
+{
+    int rc;
+
+    if (strcmp(o->output, "-") != 0)
+        return write_blocked(map, o->output);
     rc = eco_map_fprint(map, stdout);
     if (rc == ECO_OK && fflush(stdout) != 0)
         rc = ECO_ERR_IO;
     if (rc != ECO_OK)
         fprintf(stderr, PROG ": standard output: %s\n", eco_strerror(rc));
     return rc;
+}
+
+/* The lines of a file, at least 1 (where to say that it ended). */
+static int last_line(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    int c, lines = 0, partial = 0;
+
+    if (!f)
+        return 1;
+    while ((c = getc(f)) != EOF) {
+        lines += c == '\n';
+        partial = c != '\n';
+    }
+    fclose(f);
+    lines += partial;
+    return lines > 0 ? lines : 1;
 }
 
 int main(int argc, char **argv)
@@ -158,6 +188,12 @@ int main(int argc, char **argv)
     rc = eco_map_read_costs(o.matrix, &map, err, sizeof err);
     if (rc != ECO_OK) {
         fprintf(stderr, PROG ": %s\n", err);
+        return 1;
+    }
+    if (eco_map_nhosts(map) == 0) { /* nothing to partition: keep the old file */
+        fprintf(stderr, PROG ": %s:%d: no host pairs: the matrix is empty or has only "
+                        "comments and blank lines\n", o.matrix, last_line(o.matrix));
+        eco_map_free(map);
         return 1;
     }
     rc = eco_map_partition(map, o.threshold);
