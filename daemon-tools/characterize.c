@@ -37,6 +37,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 #include <pvm3.h>
@@ -570,8 +571,8 @@ static int sparse_pairs(master *m)
 /* Send every probe cmd, with what pack (may be NULL) packs for probe i,
  * then collect `count` ints of each reply into v[i * count ...]; a probe
  * that answers a status other than 0 gets -1s. */
-static int ask_all(master *m, int cmd, void (*pack)(master *, int, const int *),
-                   const int *arg, int *v, int count, const char *what)
+static int ask_all(master *m, int cmd, void (*pack)(master *, int, const void *),
+                   const void *arg, int *v, int count, const char *what)
 {
     for (int i = 0; i < m->r->n; i++) {
         pvm_initsend(PvmDataDefault);
@@ -594,17 +595,46 @@ static int ask_all(master *m, int cmd, void (*pack)(master *, int, const int *),
     return ECOC_OK;
 }
 
-/* HOPS for probe i: a nonce, n, i, then every host with its port. */
-static void pack_hops(master *m, int i, const int *port)
-{
-    int nonce = pvm_mytid(), n = m->r->n;
+/* A HOPS round: the probes' ports and the nonces of the pairs,
+ * nonce[a * n + b] == nonce[b * n + a]. */
+typedef struct hops_round {
+    const int *port;
+    uint64_t *nonce;
+} hops_round;
 
-    pvm_pkint(&nonce, 1, 1);
+/* Fresh unpredictable nonces for every pair (getrandom): 0 or -1. */
+static int draw_nonces(uint64_t *nonce, int n)
+{
+    for (int a = 0; a < n; a++) {
+        size_t want = (size_t)(n - a) * sizeof *nonce, got = 0;
+        char *p = (char *)&nonce[(size_t)a * n + a];
+        while (got < want) {
+            ssize_t r = getrandom(p + got, want - got, 0);
+            if (r < 0 && errno != EINTR)
+                return -1;
+            got += r > 0 ? (size_t)r : 0;
+        }
+        for (int b = a; b < n; b++)
+            nonce[(size_t)b * n + a] = nonce[(size_t)a * n + b];
+    }
+    return 0;
+}
+
+/* HOPS for probe i: n, i, then every host with its port and the nonce of
+ * the pair (i, j), high word first. */
+static void pack_hops(master *m, int i, const void *arg)
+{
+    const hops_round *h = arg;
+    int n = m->r->n;
+
     pvm_pkint(&n, 1, 1);
     pvm_pkint(&i, 1, 1);
     for (int j = 0; j < n; j++) {
-        pvm_pkstr(m->r->host[j].pvmhost);
-        pvm_pkint((int *)&port[j], 1, 1);
+        uint64_t v = h->nonce[(size_t)i * n + j];
+        unsigned int w[2] = { (unsigned int)(v >> 32), (unsigned int)v };
+        ecoc_pkstr(m->r->host[j].pvmhost);
+        pvm_pkint((int *)&h->port[j], 1, 1);
+        pvm_pkuint(w, 2, 1);
     }
 }
 
@@ -613,16 +643,23 @@ static int count_hops(master *m)
     ecoc_result *r = m->r;
     int n = r->n, rc, *port = malloc((size_t)n * sizeof *port + 1);
     int *seen = malloc((size_t)n * n * sizeof *seen + 1);
+    uint64_t *nonce = malloc((size_t)n * n * sizeof *nonce + 1);
+    hops_round h = { port, nonce };
 
-    if (!port || !seen || !(r->hops = malloc((size_t)n * n * sizeof *r->hops + 1))) {
+    if (!port || !seen || !nonce ||
+        !(r->hops = malloc((size_t)n * n * sizeof *r->hops + 1))) {
         free(port);
         free(seen);
+        free(nonce);
         return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
     }
     progress(m, "counting routers");
     rc = ask_all(m, ECOC_CMD_HOPS_OPEN, NULL, NULL, port, 1, "the probes' UDP sockets");
+    if (rc == ECOC_OK && draw_nonces(nonce, n) != 0)
+        rc = fail(m, ECOC_FAILED, "no random numbers for the hops nonces: %s",
+                  strerror(errno));
     if (rc == ECOC_OK)
-        rc = ask_all(m, ECOC_CMD_HOPS, pack_hops, port, seen, n, "the routers between hosts");
+        rc = ask_all(m, ECOC_CMD_HOPS, pack_hops, &h, seen, n, "the routers between hosts");
     /* seen[b * n + a]: what b saw of a's datagrams; a pair counts the
      * longer of its two directions, like eco_map_add_hops */
     for (int a = 0; rc == ECOC_OK && a < n; a++)
@@ -632,6 +669,7 @@ static int count_hops(master *m)
         }
     free(port);
     free(seen);
+    free(nonce);
     return rc;
 }
 
@@ -697,8 +735,7 @@ static int time_degree(master *m, const int *member, int n, int k, double *media
     pvm_pkint((int *)&o->size, 1, 1);
     pvm_pkint((int *)&o->degree_trials, 1, 1);
     pvm_pkint(&warm, 1, 1);
-    pvm_pkstr(text);
-    if (pvm_mcast(tids, n, ECOC_TAG_CMD) < 0) {
+    if (ecoc_pkstr(text) < 0 || pvm_mcast(tids, n, ECOC_TAG_CMD) < 0) {
         rc = fail(m, ECOC_FAILED, "cannot reach the probes of a subnet");
         goto out;
     }

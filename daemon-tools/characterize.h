@@ -6,6 +6,7 @@
  *                  matrix file, atomic writes, the summary     (no PVM)
  *   sparse.c       the cheap mode: which pairs to measure       (no PVM)
  *   characterize.c the PVM master: probes, pairs, the degree k
+ *   protocol.c     bounded strings in messages, hops datagrams
  *   eco-probe.c    the probe task the master spawns on every host
  *
  * Everything the tools read or write goes through eco.h.
@@ -13,7 +14,9 @@
 #ifndef ECO_CHARACTERIZE_H
 #define ECO_CHARACTERIZE_H
 
+#include <netinet/in.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "eco.h"
@@ -250,8 +253,22 @@ enum {
     ECOC_CMD_PING = 2,   /* peer tid, size, rounds, trials -> status, trials doubles */
     ECOC_CMD_BCAST = 3,  /* n, tids[n], size, reps, warm, file text -> status, reps doubles at rank 0 */
     ECOC_CMD_HOPS_OPEN = 4, /* (nothing) -> status, the UDP port it listens on */
-    ECOC_CMD_HOPS = 5    /* nonce, n, self, n x (host name, port) -> status, n hops (-1: none) */
+    ECOC_CMD_HOPS = 5    /* n, self, n x (host name, port, nonce high, nonce low)
+                            -> status, n hops (-1: none) */
 };
+
+/* Strings travel as an int length, then that many bytes (pvm_pkbyte), no
+ * terminator: pvm_upkstr writes whatever length the sender packed, these
+ * check it first.  At most ECOC_MAX_STRING bytes. */
+#define ECOC_MAX_STRING (1 << 24)
+/* Pack s: 0, or a PVM error (PvmBadParam when longer than the maximum). */
+int ecoc_pkstr(const char *s);
+/* Unpack a string into buf of cap bytes, terminated: 0, or -1 when it is
+ * longer than cap - 1 (or the message ends). */
+int ecoc_upkstr(char *buf, size_t cap);
+/* Unpack a string into new storage (free it), or NULL: too long for the
+ * message that carries it, or no memory. */
+char *ecoc_upkstr_new(void);
 
 /* Hops: every probe sends ECOC_HOPS_COPIES datagrams with TTL
  * ECOC_HOPS_TTL to every other and reads the TTL they arrive with, for at
@@ -259,5 +276,27 @@ enum {
 #define ECOC_HOPS_TTL 64
 #define ECOC_HOPS_COPIES 3
 #define ECOC_HOPS_WAIT 2.0
+
+/* A hops datagram: ECOC_HOPS_WORDS 32-bit words in network order, the
+ * magic, the nonce of the pair (high word, low word), the sender's index.
+ * The master draws a fresh unpredictable 64-bit nonce for every pair of
+ * probes in every HOPS round and gives each probe those of its pairs. */
+#define ECOC_HOPS_MAGIC 0x45434f48u /* "ECOH" */
+#define ECOC_HOPS_WORDS 4
+void ecoc_hops_datagram(uint32_t msg[ECOC_HOPS_WORDS], uint64_t nonce, int self);
+
+/* What a probe knows of probe j in a HOPS round. */
+typedef struct ecoc_hops_peer {
+    struct sockaddr_in addr; /* its socket, as this host resolves its name */
+    uint64_t nonce;          /* of the pair (this probe, j) */
+    int ok;                  /* j is another probe with a known address */
+} ecoc_hops_peer;
+
+/* The index of the probe that sent this datagram of len bytes from src,
+ * or -1 when it is not one of this round: the wrong size or magic, not a
+ * peer, not the pair's nonce, or not from that peer's address and port
+ * (peer[n], this probe is self). */
+int ecoc_hops_sender(const void *msg, size_t len, const struct sockaddr_in *src,
+                     const ecoc_hops_peer *peer, int n, int self);
 
 #endif /* ECO_CHARACTERIZE_H */

@@ -12,9 +12,11 @@
  *                                  `reps` broadcasts of `size` bytes:
  *                                  root start to the last acknowledgement
  *   HOPS_OPEN                      open a UDP socket; reply its port
- *   HOPS nonce n self hosts ports  send datagrams to every other probe's
+ *   HOPS n self hosts ports nonces send datagrams to every other probe's
  *                                  socket, read the TTL of those that
- *                                  arrive; reply the hops from each
+ *                                  arrive from it with the pair's nonce
+ *                                  after the command; reply the hops
+ *                                  from each
  *   QUIT                           leave PVM and exit
  *
  * and echoes ECHO messages of other probes back to their sender, unread.
@@ -179,17 +181,17 @@ static void do_bcast(int master)
     char *text = NULL, path[4200] = "";
     double *t = NULL;
     eco_ctx *ctx = NULL;
-    int bytes = 0, tag, src;
 
-    pvm_bufinfo(pvm_getrbuf(), &bytes, &tag, &src);
     pvm_upkint(&n, 1, 1);
-    if (n >= 1 && n <= 1 << 20 && (tids = malloc((size_t)n * sizeof *tids)))
-        pvm_upkint(tids, n, 1);
+    if (n >= 1 && n <= 1 << 20 && (tids = malloc((size_t)n * sizeof *tids)) &&
+        pvm_upkint(tids, n, 1) < 0) {
+        free(tids); /* a short message */
+        tids = NULL;
+    }
     pvm_upkint(&size, 1, 1);
     pvm_upkint(&reps, 1, 1);
     pvm_upkint(&warm, 1, 1);
-    if (bytes > 0 && (text = malloc((size_t)bytes + 1)))
-        pvm_upkstr(text);
+    text = ecoc_upkstr_new();
     if (tids && text && size >= 1 && reps >= 1 && warm >= 0 &&
         (t = calloc((size_t)reps, sizeof *t))) {
         rc = ECO_OK;
@@ -258,23 +260,67 @@ static int address_of(const char *name, int port, struct sockaddr_in *to)
     return 0;
 }
 
-/* A datagram: magic, nonce, sender index (network order). */
-static void send_hops(int nonce, int self, int n, const struct sockaddr_in *to, const int *ok)
+/* Drop every datagram already queued: it came before the command, so it
+ * is not of this round, whatever it carries. */
+static void drain_hops(void)
 {
-    uint32_t msg[3] = { htonl(0x45434f48u), htonl((uint32_t)nonce), htonl((uint32_t)self) };
+    char junk[64];
+
+    while (recv(hops_fd, junk, sizeof junk, MSG_DONTWAIT) >= 0)
+        ;
+}
+
+/* One datagram to every other probe: the pair's nonce, our index. */
+static void send_hops(const ecoc_hops_peer *peer, int n, int self)
+{
     int ttl = ECOC_HOPS_TTL;
 
     setsockopt(hops_fd, IPPROTO_IP, IP_TTL, &ttl, sizeof ttl);
     for (int j = 0; j < n; j++)
-        if (j != self && ok[j])
-            (void)sendto(hops_fd, msg, sizeof msg, 0, (const struct sockaddr *)&to[j],
-                         sizeof to[j]);
+        if (j != self && peer[j].ok) {
+            uint32_t msg[ECOC_HOPS_WORDS];
+            ecoc_hops_datagram(msg, peer[j].nonce, self);
+            (void)sendto(hops_fd, msg, sizeof msg, 0, (const struct sockaddr *)&peer[j].addr,
+                         sizeof peer[j].addr);
+        }
+}
+
+/* Receive one datagram: the index of the probe that sent it in this
+ * round (ecoc_hops_sender: size, magic, nonce, source address) and the
+ * TTL it arrived with in *ttl; -1 for anything else. */
+static int recv_hops(const ecoc_hops_peer *peer, int n, int self, int *ttl)
+{
+    uint32_t msg[ECOC_HOPS_WORDS + 1]; /* room for one more: a longer one is not ours */
+    union { char buf[CMSG_SPACE(sizeof(int)) * 4]; struct cmsghdr align; } ctl;
+    struct sockaddr_in src;
+    struct iovec iov = { msg, sizeof msg };
+    struct msghdr mh;
+    struct cmsghdr *c;
+    ssize_t got;
+
+    memset(&mh, 0, sizeof mh);
+    memset(&src, 0, sizeof src);
+    mh.msg_name = &src;
+    mh.msg_namelen = sizeof src;
+    mh.msg_iov = &iov;
+    mh.msg_iovlen = 1;
+    mh.msg_control = ctl.buf;
+    mh.msg_controllen = sizeof ctl.buf;
+    if ((got = recvmsg(hops_fd, &mh, MSG_DONTWAIT)) < 0 || (mh.msg_flags & MSG_TRUNC) ||
+        mh.msg_namelen != sizeof src)
+        return -1;
+    *ttl = -1;
+    for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+        if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TTL)
+            memcpy(ttl, CMSG_DATA(c), sizeof *ttl);
+    return ecoc_hops_sender(msg, (size_t)got, &src, peer, n, self);
 }
 
 /* Read datagrams until the time is up (or, with all, until every other
  * probe has been heard): hops[j] from the TTL of probe j's datagrams,
  * the fewest seen; -1 while none. */
-static void read_hops(int nonce, int self, int n, int *hops, double until, int all)
+static void read_hops(const ecoc_hops_peer *peer, int n, int self, int *hops, double until,
+                      int all)
 {
     int heard = 0;
 
@@ -282,29 +328,12 @@ static void read_hops(int nonce, int self, int n, int *hops, double until, int a
         heard += j != self && hops[j] >= 0;
     while (!(all && heard >= n - 1) && now() < until) {
         struct pollfd p = { hops_fd, POLLIN, 0 };
-        uint32_t msg[4];
-        union { char buf[CMSG_SPACE(sizeof(int)) * 4]; struct cmsghdr align; } ctl;
-        struct iovec iov = { msg, sizeof msg };
-        struct msghdr mh;
-        struct cmsghdr *c;
         int ttl = -1, from;
 
         if (poll(&p, 1, (int)((until - now()) * 1000.0) + 1) <= 0)
             continue;
-        memset(&mh, 0, sizeof mh);
-        mh.msg_iov = &iov;
-        mh.msg_iovlen = 1;
-        mh.msg_control = ctl.buf;
-        mh.msg_controllen = sizeof ctl.buf;
-        if (recvmsg(hops_fd, &mh, 0) != (ssize_t)(3 * sizeof(uint32_t)) ||
-            ntohl(msg[0]) != 0x45434f48u || ntohl(msg[1]) != (uint32_t)nonce)
-            continue; /* not ours, or of an earlier run */
-        from = (int)ntohl(msg[2]);
-        for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-            if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TTL)
-                memcpy(&ttl, CMSG_DATA(c), sizeof ttl);
-        if (from < 0 || from >= n || from == self || ttl < 0 || ttl > ECOC_HOPS_TTL)
-            continue;
+        if ((from = recv_hops(peer, n, self, &ttl)) < 0 || ttl < 0 || ttl > ECOC_HOPS_TTL)
+            continue; /* not of this round, or no TTL */
         if (hops[from] < 0)
             heard++;
         if (hops[from] < 0 || ECOC_HOPS_TTL - ttl < hops[from])
@@ -312,45 +341,54 @@ static void read_hops(int nonce, int self, int n, int *hops, double until, int a
     }
 }
 
+/* The rest of HOPS after n and self: every probe's name, port and the
+ * nonce of our pair; peer[j].ok when j is another probe we can address.
+ * 0, or -1 for a malformed command (a name too long among them). */
+static int unpack_peers(ecoc_hops_peer *peer, int n, int self)
+{
+    char name[ECO_MAX_HOSTNAME + 1];
+
+    for (int j = 0; j < n; j++) {
+        unsigned int w[2] = { 0, 0 };
+        int port = 0;
+        if (ecoc_upkstr(name, sizeof name) != 0 || pvm_upkint(&port, 1, 1) < 0 ||
+            pvm_upkuint(w, 2, 1) < 0)
+            return -1;
+        peer[j].nonce = (uint64_t)w[0] << 32 | w[1];
+        peer[j].ok = j != self && port > 0 && port < 65536 &&
+                     address_of(name, port, &peer[j].addr) == 0;
+    }
+    return 0;
+}
+
 static void do_hops(int master)
 {
-    int nonce = 0, n = 0, self = -1, *port = NULL, *ok = NULL, *hops = NULL;
-    struct sockaddr_in *to = NULL;
-    char name[ECO_MAX_HOSTNAME + 1];
+    int n = 0, self = -1, *hops = NULL;
+    ecoc_hops_peer *peer = NULL;
     double until;
 
-    pvm_upkint(&nonce, 1, 1);
+    if (hops_fd >= 0)
+        drain_hops(); /* before the command: none of it counts */
     pvm_upkint(&n, 1, 1);
     pvm_upkint(&self, 1, 1);
     if (hops_fd < 0 || n < 1 || n > 1 << 20 || self < 0 || self >= n ||
-        !(port = malloc((size_t)n * sizeof *port)) || !(ok = calloc((size_t)n, sizeof *ok)) ||
-        !(hops = malloc((size_t)n * sizeof *hops)) || !(to = calloc((size_t)n, sizeof *to))) {
+        !(peer = calloc((size_t)n, sizeof *peer)) ||
+        !(hops = malloc((size_t)n * sizeof *hops)) || unpack_peers(peer, n, self) != 0) {
         reply_ints(master, -1, NULL, 0);
         goto out;
-    }
-    for (int j = 0; j < n; j++) {
-        name[0] = '\0';
-        if (pvm_upkstr(name) < 0 || pvm_upkint(&port[j], 1, 1) < 0) {
-            reply_ints(master, -1, NULL, 0);
-            goto out;
-        }
-        ok[j] = j != self && port[j] > 0 && port[j] < 65536 &&
-                address_of(name, port[j], &to[j]) == 0;
     }
     for (int j = 0; j < n; j++)
         hops[j] = j == self ? 0 : -1;
     until = now() + ECOC_HOPS_WAIT;
     for (int c = 0; c < ECOC_HOPS_COPIES; c++) { /* spaced: a burst may be dropped */
-        send_hops(nonce, self, n, to, ok);
-        read_hops(nonce, self, n, hops, now() + 0.05, 0);
+        send_hops(peer, n, self);
+        read_hops(peer, n, self, hops, now() + 0.05, 0);
     }
-    read_hops(nonce, self, n, hops, until, 1); /* the late ones */
+    read_hops(peer, n, self, hops, until, 1); /* the late ones */
     reply_ints(master, 0, hops, n);
 out:
-    free(port);
-    free(ok);
+    free(peer);
     free(hops);
-    free(to);
 }
 
 static int serve(int master)
@@ -416,7 +454,7 @@ int main(int argc, char **argv)
     pvm_notify(PvmTaskExit, ECOC_TAG_PARENT_GONE, 1, &master);
     gethostname(host, sizeof host - 1);
     pvm_initsend(PvmDataDefault);
-    pvm_pkstr(host);
+    ecoc_pkstr(host);
     pvm_send(master, ECOC_TAG_HELLO);
     rc = serve(master);
     pvm_exit();
