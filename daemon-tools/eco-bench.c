@@ -465,21 +465,33 @@ static int prepare(bench *B)
     return 0;
 }
 
+/* The master's setup, every count checked against the storage it
+ * indexes before use: 0, or -1. */
+static int unpack_setup(bench *B)
+{
+    if (pvm_recv(pvm_parent(), TAG_SETUP) < 0 || pvm_upkint(&B->n, 1, 1) < 0 ||
+        B->n < 1 || B->n > 1 << 20 || !(B->tids = malloc((size_t)B->n * sizeof *B->tids)) ||
+        pvm_upkint(B->tids, B->n, 1) < 0 ||
+        pvm_upkint((int *)&B->s, (int)(sizeof B->s / sizeof(int)), 1) < 0)
+        return -1;
+    if (B->s.root < 0 || B->s.root >= B->n || B->s.nsizes < 0 || B->s.nsizes > MAXS ||
+        B->s.npat < 0 || B->s.npat > MAXP)
+        return -1;
+    return 0;
+}
+
 static int worker(void)
 {
     bench B;
     int rc;
 
     memset(&B, 0, sizeof B);
-    pvm_recv(pvm_parent(), TAG_SETUP);
-    pvm_upkint(&B.n, 1, 1);
-    B.tids = malloc((size_t)B.n * sizeof *B.tids);
-    pvm_upkint(B.tids, B.n, 1);
-    pvm_upkint((int *)&B.s, (int)(sizeof B.s / sizeof(int)), 1);
-    for (int i = 0; i < B.n; i++)
-        if (B.tids[i] == pvm_mytid())
-            B.me = i;
-    rc = prepare(&B);
+    B.me = -1;
+    if (unpack_setup(&B) == 0)
+        for (int i = 0; i < B.n; i++)
+            if (B.tids[i] == pvm_mytid())
+                B.me = i;
+    rc = B.me < 0 ? -1 : prepare(&B);
     if (rc == 0) {
         result res;
         rc = measure(&B, &res);
@@ -488,6 +500,7 @@ static int worker(void)
     pvm_pkint(&rc, 1, 1);
     pvm_send(pvm_parent(), TAG_DONE);
     eco_finalize(B.ctx);
+    free(B.tids);
     pvm_exit();
     return rc ? 1 : 0;
 }
