@@ -13,11 +13,12 @@
  * A member forwards both to its children inside its next receive or group
  * call, and puts PAY back into its own queue as S's message (brecv.c).
  *
- * Order.  PVM keeps the messages from S to R in order; a tree message
- * takes another path than S's direct ones.  So S numbers its tree
- * broadcasts to each R (1, 2, ...) and, when a direct message to R and a
- * tree broadcast to R meet, sends R a small MARK (the number) on the
- * direct path, where the broadcast belongs:
+ * Order.  PVM keeps the messages from S to R in order (while their route
+ * stays the same: the layer never changes the program's routing, see
+ * group.c); a tree message takes another path than S's direct ones.  So S
+ * numbers its tree broadcasts to each R (1, 2, ...) and, when a direct
+ * message to R and a tree broadcast to R meet, sends R a small MARK (the
+ * number) on the direct path, where the broadcast belongs:
  *   - before a direct send to R, if a tree broadcast to R is not yet
  *     covered by a MARK or a direct PAY (a fence);
  *   - after a tree broadcast to R, if S sent R direct messages since its

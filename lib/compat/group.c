@@ -74,6 +74,35 @@ static void take_cancel_notice(int tid0)
     pvm_setcontext(old);
 }
 
+/*
+ * eco_init over the members, keeping the program's PVM routing.
+ *
+ * eco_init asks PVM for direct task-to-task links (PvmRouteDirect) unless
+ * ECO_ROUTE=default.  A legacy program that did not ask for them must not
+ * get them behind its back: PVM 3.4 keeps the messages from S to R in
+ * order only while their route stays the same.  When R turns direct
+ * routing on and sends to S, S grants the link (TC_CONREQ, TC_CONACK
+ * through the daemons) while its messages to R still go through them;
+ * once S has accepted the connection, its next messages take the link and
+ * can reach R before the earlier ones still on their way through the
+ * daemons (libpvm's mxfer routes each message by the state of the link at
+ * that moment).  Every order the layer keeps (bsend.c) rests on PVM's, so
+ * a program gets direct links only as it would without the layer: when it
+ * set PvmRouteDirect itself, or when ECO_ROUTE says so.
+ */
+static int init_keeping_route(int n, const int *tids, eco_ctx **ctx)
+{
+    int keep = !getenv("ECO_ROUTE") && pvm_getopt(PvmRoute) != PvmRouteDirect;
+    int rc;
+
+    if (keep && setenv("ECO_ROUTE", "default", 1) != 0)
+        return ECO_ERR_NOMEM;
+    rc = eco_init(NULL, n, tids, ctx);
+    if (keep)
+        unsetenv("ECO_ROUTE");
+    return rc;
+}
+
 int ecopvm_group_ctx(const char *group, int n, const int *tids, eco_ctx **ctx)
 {
     grp *g = find(group, 1);
@@ -91,7 +120,7 @@ int ecopvm_group_ctx(const char *group, int n, const int *tids, eco_ctx **ctx)
     if (!g->tids)
         return ECO_ERR_NOMEM;
     memcpy(g->tids, tids, (size_t)n * sizeof *tids);
-    rc = eco_init(NULL, n, tids, &g->ctx);
+    rc = init_keeping_route(n, tids, &g->ctx);
     if (rc != ECO_OK) {
         g->ctx = NULL;
         forget(g);

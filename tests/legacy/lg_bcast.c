@@ -176,6 +176,11 @@ static void worker(void)
     report("1 non-member sender, pvm_recv(tid)", me, pvm_recv(parent, 10));
     lg_flush("1");
     pvm_barrier("w", lg_ntask);
+    /* The layer's barrier must leave PVM's routing as it was: a direct
+     * link this worker opened to the master now would let the master's
+     * next messages overtake those still on their way through the
+     * daemons (PVM keeps a pair's order only on one route). */
+    lg_line("2 routing: %s has PvmRoute %d after a barrier", who(me), pvm_getopt(PvmRoute));
 
     /* Worker-to-worker traffic on the same tag, while the master sends. */
     send_ints(next, 11, 9, w, PvmDataDefault);
