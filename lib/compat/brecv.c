@@ -21,8 +21,9 @@
  * back in number order, each when its place in S's stream has arrived: at
  * once, or at the MARK that S sent on the direct path.  Direct messages of
  * S that arrive after a MARK whose broadcast has not been put back yet are
- * taken out too and put back after it.  Only messages in the contexts of
- * S's broadcasts are held.
+ * taken out too and put back after it.  Only messages in the contexts that
+ * S's headers and MARKs named are held (the program's, never libeco's or
+ * PVM's own).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -423,24 +424,29 @@ static void on_header(int i)
     free(h.e);
 }
 
+/* A MARK: the place of S's broadcasts up to q in S's direct stream, and a
+ * context S sends direct messages in (held back from now on when they
+ * come before their broadcasts, as those of the broadcasts' contexts). */
 static void on_mark(int i)
 {
-    int bid = take(snap[i].mid), q = 0;
+    int bid = take(snap[i].mid), v[2] = { 0, 0 };
     sender *s = find_sender(snap[i].src, 1);
 
     snap[i].done = snap[i].gone = 1;
     if (bid < 0)
         return;
     pvm_setrbuf(bid);
-    if (pvm_upkint(&q, 1, 1) < 0)
-        q = 0;
+    if (pvm_upkint(v, 2, 1) < 0)
+        v[0] = 0;
     pvm_setrbuf(0);
     pvm_freebuf(bid);
     ecopvm_count.marks_read++;
-    if (s && (unsigned)q > s->marked)
-        s->marked = (unsigned)q;
-    if (s)
-        release(s);
+    if (!s || v[0] <= 0)
+        return;
+    add_ctx(s, v[1]);
+    if ((unsigned)v[0] > s->marked)
+        s->marked = (unsigned)v[0];
+    release(s);
 }
 
 static void on_putback(int i)

@@ -18,12 +18,16 @@
  * group.c); a tree message takes another path than S's direct ones.  So S
  * numbers its tree broadcasts to each R (1, 2, ...) and, when a direct
  * message to R and a tree broadcast to R meet, sends R a small MARK (the
- * number) on the direct path, where the broadcast belongs:
+ * number, and a context) on the direct path, where the broadcast belongs:
  *   - before a direct send to R, if a tree broadcast to R is not yet
- *     covered by a MARK or a direct PAY (a fence);
+ *     covered by a MARK or a direct PAY (a fence), or if R has had tree
+ *     broadcasts and not yet a MARK naming the send's context;
  *   - after a tree broadcast to R, if S sent R direct messages since its
  *     previous broadcast to R (the broadcast then waits for its MARK).
- * R delivers the broadcasts in number order and at the MARK's place.
+ * R delivers the broadcasts in number order and at the MARK's place, and
+ * holds back S's direct messages that come too early, in the contexts the
+ * headers and MARKs named (a header can come after the direct messages
+ * that follow its broadcast, so the MARK names their context itself).
  * Without direct traffic between them no MARK is sent at all.
  */
 #include <stdlib.h>
@@ -38,11 +42,15 @@
 /* ------------------------------------------------------------------ */
 /* Per-destination state                                               */
 /* ------------------------------------------------------------------ */
+#define NTOLD 8              /* contexts remembered as told, per destination */
+
 typedef struct dest {
     int tid;              /* 0: empty slot */
     unsigned out;         /* tree broadcasts sent to tid */
     unsigned fenced;      /* the last of them covered by a MARK or direct PAY */
     int dirty;            /* direct messages since the last broadcast */
+    int told[NTOLD];      /* contexts a MARK named to tid (its direct ones) */
+    int ntold;
 } dest;
 
 static dest *dests;
@@ -91,17 +99,30 @@ static dest *find_dest(int tid, int create)
     return &dests[s];
 }
 
-/* A MARK for broadcast q on the direct path to tid. */
-static void send_mark(int tid, unsigned q)
+static int told(const dest *d, int ctx)
+{
+    for (int i = 0; i < d->ntold; i++)
+        if (d->told[i] == ctx)
+            return 1;
+    return 0;
+}
+
+/* A MARK for broadcast q on the direct path to d->tid, naming ctx: the
+ * context of the direct messages that follow it (or of the broadcast).
+ * The receiver holds S's direct messages back only in contexts it knows
+ * S uses; a broadcast's header names its own, but may come after them. */
+static void send_mark(dest *d, unsigned q, int ctx)
 {
     ecopvm_saved s;
-    int v = (int)q, bid;
+    int v[2] = { (int)q, ctx }, bid, tid = d->tid;
 
+    if (!told(d, ctx) && d->ntold < NTOLD)
+        d->told[d->ntold++] = ctx;
     ecopvm_save(&s, ECOPVM_CTX);
     bid = pvm_mkbuf(PvmDataDefault);
     if (bid > 0) {
         pvm_setsbuf(bid);
-        pvm_pkint(&v, 1, 1);
+        pvm_pkint(v, 2, 1);
         if (REAL(pvm_send)(tid, ECOPVM_TAG_MARK) >= 0)
             ecopvm_count.marks_sent++;
         pvm_setsbuf(0);
@@ -110,12 +131,16 @@ static void send_mark(int tid, unsigned q)
     ecopvm_restore(&s);
 }
 
+/* Before a direct send to tid in the caller's context: a MARK when a
+ * tree broadcast to tid is not yet covered, or when tid has had tree
+ * broadcasts and this context is new to it. */
 void ecopvm_fence(int tid)
 {
     dest *d = find_dest(tid, 0);
+    int ctx = pvm_getcontext();
 
-    if (d && d->out > d->fenced) {
-        send_mark(tid, d->out);
+    if (d && (d->out > d->fenced || (d->out > 0 && !told(d, ctx)))) {
+        send_mark(d, d->out, ctx);
         d->fenced = d->out;
     }
 }
@@ -312,7 +337,7 @@ static int tree_bcast(const eco_tree *t, int n, const int *members, int tag)
     for (int m = 1; m < n && rc >= 0; m++) {
         dest *d = find_dest(members[m], 0);
         if (flags[m] & FLAG_NEEDMARK)
-            send_mark(members[m], seq[m]);
+            send_mark(d, seq[m], pvm_getcontext());
         if (flags[m] & (FLAG_NEEDMARK | FLAG_DIRECT))
             d->fenced = seq[m];
         d->dirty = 0;

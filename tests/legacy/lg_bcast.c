@@ -149,6 +149,11 @@ static void master(void)
     bcast_ints("w", 41, 1, 0, PvmDataDefault);
     pvm_setcontext(ctx);
     bcast_ints("w", 41, 2, 0, PvmDataDefault);
+    /* A point-to-point message in the new context right after the first
+     * broadcast there: with busy forwarders it gets to a member before
+     * the broadcast's header does, the first word of that context. */
+    for (int i = 0; i < lg_ntask; i++)
+        send_ints(lg_tids[i], 41, 3, 0, PvmDataDefault);
     pvm_setcontext(0);
     lg_flush("6 contexts");
     pvm_freecontext(ctx);
@@ -165,7 +170,7 @@ static void worker(void)
 {
     int me = pvm_mytid(), w = lg_worker_index(me), parent = pvm_parent();
     int next = lg_tids[(w + 1) % lg_ntask], prev = lg_tids[(w + lg_ntask - 1) % lg_ntask];
-    int bid, buf[4], atid, atag, alen, ctx, bytes, tag, src;
+    int bid, bid2, buf[4], atid, atag, alen, ctx, bytes, tag, src;
     struct timeval tmo = { 20, 0 };
     double *big = malloc(BIG * sizeof *big), sum = 0;
 
@@ -242,10 +247,17 @@ static void worker(void)
 
     pvm_recv(parent, 40);
     pvm_upkint(&ctx, 1, 1);
+    busy(w * 60 % 250);     /* forwarders late: headers after direct messages */
     pvm_setcontext(ctx);
     bid = pvm_recv(parent, 41);
+    pvm_setrbuf(0);
+    bid2 = pvm_recv(parent, 41);
+    pvm_setrbuf(0);
     pvm_setcontext(0);      /* report() sends in the default context */
+    pvm_setrbuf(bid);
     report("6 contexts: in the new one", me, bid);
+    pvm_freebuf(pvm_setrbuf(bid2));
+    report("6 contexts: in the new one, then", me, bid2);
     report("6 contexts: in the default one", me, pvm_recv(parent, 41));
     lg_flush("6");
     pvm_barrier("w", lg_ntask);
