@@ -70,8 +70,11 @@ cd "$SAN_DIR/obj" || exit 1
 if [ ! -f Makefile ] || [ "$srcdir/configure" -nt config.status ] ||
    ! grep -q -e "-fno-sanitize-recover=all" Makefile; then
     say "configure ($SAN_DIR/obj from $srcdir)"
+    configured_before=$([ -f Makefile ] && echo yes)
     "$srcdir/configure" -q CC="$SANCC" CFLAGS="-g -O1" >configure.out 2>&1 ||
         { cat configure.out; say "configure failed"; exit 1; }
+    # make does not relink for a changed Makefile: start afresh
+    [ -n "$configured_before" ] && make -s clean >/dev/null 2>&1
 fi
 say "make"
 make -s -j2 CC="$SANCC" >make.out 2>&1 || { tail -40 make.out; say "the build failed"; exit 1; }
