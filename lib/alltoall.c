@@ -38,10 +38,10 @@ int eco_alltoall(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         return rc;
     if (count > 0 && !recvbuf)
         return ECO_ERR_ARG;
-    if (count == 0)
-        return ECO_OK;
-    if ((rc = ecoi_begin(ctx)) != ECO_OK)
+    if ((rc = ecoi_begin(ctx, ECOI_KIND_ALLTOALL, count, datatype, NULL, 0)) != ECO_OK)
         return rc;
+    if (count == 0)
+        return ecoi_end(ctx, ecoi_empty(ctx));
     rc = alltoall_run(ctx, sendbuf, recvbuf, (size_t)count, datatype);
     return ecoi_end(ctx, rc);
 }

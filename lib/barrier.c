@@ -7,18 +7,25 @@
 
 int eco_barrier(eco_ctx *ctx)
 {
-    const eco_tree *t = NULL;
     int rc;
 
     if (!ctx)
         return ECO_ERR_ARG;
-    if ((rc = ecoi_begin(ctx)) != ECO_OK)
+    if ((rc = ecoi_begin(ctx, ECOI_KIND_BARRIER, 0, PVM_BYTE, NULL, 0)) != ECO_OK)
         return rc;
-    /* Stars inside subnets: the fewest hops for empty messages. */
-    rc = ecoi_ctx_tree_flat(ctx, 0, &t);
+    return ecoi_end(ctx, ecoi_empty(ctx));
+}
+
+/* Empty messages up rank 0's tree and down again.  Stars inside subnets:
+ * the fewest hops for empty messages. */
+int ecoi_empty(eco_ctx *c)
+{
+    const eco_tree *t = NULL;
+    int rc = ecoi_ctx_tree_flat(c, 0, &t);
+
     if (rc == ECO_OK)
-        rc = ecoi_tree_gather(ctx, t, ecoi_next_tag(ctx), NULL, NULL, 0, PVM_BYTE);
+        rc = ecoi_tree_gather(c, t, ecoi_next_tag(c), NULL, NULL, 0, PVM_BYTE);
     if (rc == ECO_OK)
-        rc = ecoi_tree_bcast(ctx, t, ecoi_next_tag(ctx), NULL, 0, PVM_BYTE);
-    return ecoi_end(ctx, rc);
+        rc = ecoi_tree_bcast(c, t, ecoi_next_tag(c), NULL, 0, PVM_BYTE);
+    return rc;
 }

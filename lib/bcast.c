@@ -57,10 +57,12 @@ int eco_bcast(eco_ctx *ctx, void *buf, int count, int datatype, int root)
     const eco_tree *t = NULL;
     int rc = ecoi_check_rooted(ctx, buf, count, datatype, root, 0);
 
-    if (rc != ECO_OK || count == 0)
+    if (rc != ECO_OK)
         return rc;
-    if ((rc = ecoi_begin(ctx)) != ECO_OK)
+    if ((rc = ecoi_begin(ctx, ECOI_KIND_BCAST, count, datatype, NULL, root)) != ECO_OK)
         return rc;
+    if (count == 0)
+        return ecoi_end(ctx, ecoi_empty(ctx));
     rc = ecoi_ctx_tree_for(ctx, root, (size_t)count * ecoi_type_size(datatype), &t);
     if (rc == ECO_OK)
         rc = ecoi_tree_bcast(ctx, t, ecoi_next_tag(ctx), buf, (size_t)count, datatype);

@@ -165,19 +165,26 @@ int ecoi_ctx_ring(eco_ctx *c, const int **ring)
  * transport, waiting on it or sending to it, and its abort notice then
  * reaches the others.
  */
-int ecoi_begin(eco_ctx *c)
+int ecoi_begin(eco_ctx *c, int kind, int count, int datatype, eco_op op, int root)
 {
+    int rc;
+    const ecoi_sig sig = { kind, root, count, datatype, ecoi_op_id(op) };
+
     if (c->broken)
-        return ECO_ERR_PEER;
+        return c->broken;
+    c->seq = c->calls++ * ECOI_CALL_TAGS;
+    c->tp->sig = sig;
+    c->tp->call_tag = ECOI_TAG_BASE | (int)(c->seq & ECOI_TAG_MASK);
     c->tp->enter(c->tp);
-    if (c->tp->poll(c->tp) != ECO_OK)
-        return ecoi_end(c, ECO_ERR_PEER);
+    if ((rc = c->tp->poll(c->tp)) != ECO_OK)
+        return ecoi_end(c, rc);
     return ECO_OK;
 }
 
-/* Tell every other member that this context is broken here.  Whoever
- * waits on this member, now or in a later collective, then fails too. */
-static void abort_all(eco_ctx *c)
+/* Tell every other member that this context is broken here, and why.
+ * Whoever waits on this member, now or in a later collective, then fails
+ * too. */
+static void abort_all(eco_ctx *c, int status)
 {
     int *all = malloc((size_t)c->n * sizeof *all), np = 0;
 
@@ -186,17 +193,18 @@ static void abort_all(eco_ctx *c)
     for (int r = 0; r < c->n; r++)
         if (r != c->rank)
             all[np++] = r;
-    c->tp->abort(c->tp, all, np);
+    c->tp->abort(c->tp, all, np, status);
     free(all);
 }
 
 int ecoi_end(eco_ctx *c, int status)
 {
     /* Arguments are checked before ecoi_begin: an error here happened
-     * mid-collective, and peers may be waiting on this member. */
+     * mid-collective, and peers may be waiting on this member.  Every
+     * later call returns the same error. */
     if (status != ECO_OK && !c->broken) {
-        c->broken = 1;
-        abort_all(c);
+        c->broken = status;
+        abort_all(c, status);
     }
     c->tp->leave(c->tp);
     return status;

@@ -110,6 +110,14 @@ const eco_op ECO_PROD = ecoi_prod;
 const eco_op ECO_MIN = ecoi_min;
 const eco_op ECO_MAX = ecoi_max;
 
+int ecoi_op_id(eco_op op)
+{
+    /* Addresses differ between processes: compare the built-ins by name,
+     * any other function only as "the caller's own". */
+    return !op ? 0 : op == ecoi_sum ? 1 : op == ecoi_prod ? 2
+         : op == ecoi_min ? 3 : op == ecoi_max ? 4 : ECOI_OP_USER;
+}
+
 int ecoi_op_check(eco_op op, int datatype)
 {
     if (!op)

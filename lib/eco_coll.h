@@ -25,12 +25,40 @@ int ecoi_op_check(eco_op op, int datatype);
 /* acc = acc op in, count elements; ECO_OK or the op's error. */
 int ecoi_op_apply(eco_op op, int datatype, void *acc, const void *in, size_t count);
 
+/* Identity of a built-in op (1..4), ECOI_OP_USER for any other, 0 none. */
+#define ECOI_OP_USER 15
+int ecoi_op_id(eco_op op);
+
 /* ------------------------------------------------------------------ */
 /* Transport: typed messages between members, matched by (source, tag). */
 /* ------------------------------------------------------------------ */
 typedef struct ecoi_transport ecoi_transport;
 
+/*
+ * The signature of a collective call: what every member must agree on.
+ * Every message carries its sender's; a receiver whose own differs fails
+ * with ECO_ERR_MISMATCH (and ecoi_end spreads the error), so members that
+ * disagree on the operation, count, datatype, root or op fail instead of
+ * hanging or succeeding with wrong data.
+ */
+typedef struct ecoi_sig {
+    int kind;      /* ECOI_KIND_* */
+    int root;      /* a rank, or ECO_ALL */
+    int count;     /* elements per member, as passed */
+    int datatype;
+    int op;        /* ecoi_op_id, 0 when the call has no op */
+} ecoi_sig;
+
+enum {
+    ECOI_KIND_BCAST = 1, ECOI_KIND_REDUCE, ECOI_KIND_GATHER, ECOI_KIND_SCATTER,
+    ECOI_KIND_ALLTOALL, ECOI_KIND_SCAN, ECOI_KIND_BARRIER
+};
+
 struct ecoi_transport {
+    /* The signature of the collective under way (set by ecoi_begin):
+     * sent with every message and compared with every message received. */
+    ecoi_sig sig;
+    int call_tag;   /* the first tag of the call under way */
     /* Called on entry to / exit from every collective (PVM: switch to the
      * library's message context, save and restore the caller's buffers). */
     void (*enter)(ecoi_transport *t);
@@ -42,12 +70,12 @@ struct ecoi_transport {
      * unpacking, pass the same message on to members fwd[0..nfwd-1]. */
     int (*recv)(ecoi_transport *t, int src, int tag, void *buf,
                 size_t count, int datatype, const int *fwd, int nfwd);
-    /* At the start of every collective: ECO_ERR_PEER when a member gave
-     * up (sent an abort), else ECO_OK.  Reads the exit notices that have
+    /* At the start of every collective: the error a member that gave up
+     * sent with its abort (ECO_ERR_PEER, ECO_ERR_MISMATCH, ...), else ECO_OK.  Reads the exit notices that have
      * arrived, so that a send to a member known to be gone fails. */
     int (*poll)(ecoi_transport *t);
-    /* Tell peers that this member gave up on the current collective. */
-    void (*abort)(ecoi_transport *t, const int *peers, int npeers);
+    /* Tell peers that this member gave up, with the error it returns. */
+    void (*abort)(ecoi_transport *t, const int *peers, int npeers, int status);
     void (*destroy)(ecoi_transport *t);
 };
 
@@ -62,8 +90,9 @@ struct eco_ctx {
     eco_tree **shapes[6];  /* [shape][n] per-root trees, built on first use;
                             * shape = chain * 3 + kmode (ecoi_ctx_shape) */
     ecoi_transport *tp;
-    unsigned seq;          /* collectives started: gives each its tags */
-    int broken;            /* a peer failed: every later call fails */
+    unsigned seq;          /* the next tag's number */
+    unsigned calls;        /* collectives started: gives each its tags */
+    int broken;            /* 0, or the error every later call returns */
     size_t segment;        /* pipelining segment in bytes (0: none) */
     int segment_auto;      /* segment from the message size instead */
     size_t large;          /* from this many bytes on, bcast and reduce
@@ -72,12 +101,25 @@ struct eco_ctx {
     int *ring;             /* [n] eco_ring's order, made on first use */
 };
 
-/* Tags: one fresh tag per collective call, from a sequence number. */
+/* Tags: every call gets a block of ECOI_CALL_TAGS tags from its call
+ * number (ecoi_begin), whatever the operation, so that members stay in
+ * step even when they disagree on the operation; ecoi_next_tag hands out
+ * the block's tags in turn. */
 #define ECOI_TAG_BASE 0x45000000
 #define ECOI_TAG_MASK 0x00ffffff
+#define ECOI_CALL_TAGS 4
 static inline int ecoi_next_tag(eco_ctx *c)
 {
     return ECOI_TAG_BASE | (int)(c->seq++ & ECOI_TAG_MASK);
+}
+/* A message still unread from one of the last ECOI_STALE_CALLS calls,
+ * when the next call starts, was sent by a member that disagreed: in
+ * agreement, a call ends only when it has read every message it is sent. */
+#define ECOI_STALE_CALLS 2
+/* a - b for two tags, modulo the tag space: < 0 when a comes before b. */
+static inline int ecoi_tag_diff(int a, int b)
+{
+    return (int)(((unsigned)a - (unsigned)b) << 8) >> 8;
 }
 
 /* The pipelining segment in bytes from $ECO_SEGMENT_SIZE, or -1 (when
@@ -113,11 +155,16 @@ void ecoi_ctx_destroy(eco_ctx *c);
 int ecoi_ctx_tree(eco_ctx *c, int root, const eco_tree **tree);
 
 /* Entry and exit of every collective: checks the context, switches the
- * transport in and out.  ecoi_end returns status; on an error (which,
+ * transport in and out; ecoi_begin also sets the call's signature.  ecoi_end returns status; on an error (which,
  * past the argument checks, happened mid-collective) it marks the context
  * broken and tells every other member, so nobody waits on this one. */
-int ecoi_begin(eco_ctx *c);
+int ecoi_begin(eco_ctx *c, int kind, int count, int datatype, eco_op op, int root);
 int ecoi_end(eco_ctx *c, int status);
+
+/* The barrier's exchange of empty messages: a barrier, and what every
+ * collective does with count 0 (so that members that disagree about the
+ * count still meet, and the signatures tell). */
+int ecoi_empty(eco_ctx *c);
 
 /* eco_ring's order of the members, made on first use and kept. */
 int ecoi_ctx_ring(eco_ctx *c, const int **ring);

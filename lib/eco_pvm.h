@@ -7,9 +7,12 @@
 #include "eco_coll.h"
 
 /* Tags of the library's control messages (outside the collectives'
- * ECOI_TAG_BASE | seq range). */
-#define ECOI_TAG_EXIT 0x46000001   /* PVM's exit notice of a member */
-#define ECOI_TAG_ABORT 0x46000002  /* a member gave up on a collective */
+ * ECOI_TAG_BASE | seq range).  Exit notices, aborts and acknowledgements
+ * travel in ECOI_CTRL_CONTEXT; the boot message in ECOI_BOOT_CONTEXT. */
+#define ECOI_TAG_EXIT 0x46000001   /* PVM's exit notice of a watched task */
+#define ECOI_TAG_ABORT 0x46000002  /* a member gave up: (instance, status) */
+#define ECOI_TAG_ACK 0x46000003    /* flow control: (instance, epoch) */
+#define ECOI_TAG_WAIT 0x46000004   /* "I wait for you": (instance, call, sig) */
 #define ECOI_TAG_BOOT 0x47000000   /* rank 0's boot message */
 
 /* The context in which eco_init's first message travels: below the range
@@ -18,12 +21,32 @@
 /* The context of the PVM compatibility layer's broadcast traffic
  * (lib/compat/), from the same range. */
 #define ECOI_COMPAT_CONTEXT 0x3ec1
+/* The context of the control messages of every context of the process
+ * (exit notices, aborts, acknowledgements), from the same range.  One
+ * fixed context, read by every transport: a notice for a context that is
+ * gone is read and dropped there, instead of staying forever in a freed
+ * context's queue. */
+#define ECOI_CTRL_CONTEXT 0x3ec2
 
-/* A transport over PVM for member rank of tids[0..n-1]. */
+/* A transport over PVM for member rank of tids[0..n-1]; instance tells
+ * its control messages from those of other contexts (rank 0 draws it). */
 ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
-                                   int pvmctx, int owner, int encoding);
-/* Ask PVM for exit notices of the other members. */
+                                   int pvmctx, int owner, int encoding,
+                                   unsigned instance);
+/* Ask PVM for the exit notices of the transport's other members. */
 int ecoi_pvm_watch(ecoi_transport *t);
+
+/* The process-wide exit watch: PVM is asked once per task (a watch is
+ * never cancelled, since PVM 3.4 answers a cancel with a notice). */
+int ecoi_pvm_watch_tids(int n, const int *tids);
+/* Read every control message that has arrived (exit notices, aborts,
+ * acknowledgements) and hand each to its transport; keeps the caller's
+ * context and receive buffer. */
+void ecoi_pvm_pump(void);
+/* 1 when the exit notice of tid has arrived. */
+int ecoi_pvm_gone(int tid);
+/* An unpredictable 32-bit number (never 0). */
+unsigned ecoi_random32(void);
 
 /* Index of a host in a subnet file's map: the exact name, else the same
  * name up to the first '.' on both sides; -1 when absent (or map NULL). */

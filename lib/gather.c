@@ -136,10 +136,10 @@ int eco_gather(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         return rc;
     if (count > 0 && !recvbuf && (root == ECO_ALL || root == ctx->rank))
         return ECO_ERR_ARG;
-    if (count == 0)
-        return ECO_OK;
-    if ((rc = ecoi_begin(ctx)) != ECO_OK)
+    if ((rc = ecoi_begin(ctx, ECOI_KIND_GATHER, count, datatype, NULL, root)) != ECO_OK)
         return rc;
+    if (count == 0)
+        return ecoi_end(ctx, ecoi_empty(ctx));
     /* The comparison patterns (eco_set_pattern) keep the tree walk. */
     if (root == ECO_ALL && !ctx->pattern_k && ctx->n > 2 && ctx->large &&
         (size_t)count * ecoi_type_size(datatype) >= ctx->large)

@@ -23,6 +23,7 @@ typedef struct boot {
     int n;
     int hash;
     int pvmctx, encoding, segment, large;
+    unsigned instance;  /* names the context in control messages */
     int nh, nsub;
     char **names;       /* [nh] sorted */
     int *member_host;   /* [n] */
@@ -259,6 +260,7 @@ static int make_boot(boot *b, const char *file, const int *tids)
     if (rc == ECO_OK) {
         b->encoding = env_encoding(uniform);
         b->pvmctx = pvm_newcontext();
+        b->instance = ecoi_random32();
         if (b->pvmctx < 0)
             rc = ECO_ERR_PVM;
     }
@@ -282,13 +284,17 @@ static int pack_boot(boot *b)
     if (b->status != ECO_OK)
         return rc < 0 ? ECO_ERR_PVM : ECO_OK;
     rc |= pvm_pkint(&b->pvmctx, 1, 1);
+    rc |= pvm_pkuint(&b->instance, 1, 1);
     rc |= pvm_pkint(&b->encoding, 1, 1);
     rc |= pvm_pkint(&b->segment, 1, 1);
     rc |= pvm_pkint(&b->large, 1, 1);
     rc |= pvm_pkint(&b->nh, 1, 1);
     rc |= pvm_pkint(&b->nsub, 1, 1);
-    for (int h = 0; h < b->nh; h++)
-        rc |= pvm_pkstr(b->names[h]);
+    for (int h = 0; h < b->nh; h++) {
+        int len = (int)strlen(b->names[h]);
+        rc |= pvm_pkint(&len, 1, 1);
+        rc |= pvm_pkbyte(b->names[h], len, 1);
+    }
     rc |= pvm_pkint(b->member_host, b->n, 1);
     rc |= pvm_pkint(b->host_subnet, b->nh, 1);
     rc |= pvm_pkint(b->degree, b->nsub, 1);
@@ -297,17 +303,22 @@ static int pack_boot(boot *b)
     return rc < 0 ? ECO_ERR_PVM : ECO_OK;
 }
 
-static int unpack_boot(boot *b)
+/* Rank 0's boot message; n is this member's count (checked before any
+ * allocation), every length is checked before anything is unpacked. */
+static int unpack_boot(boot *b, int n)
 {
-    char name[ECO_MAX_HOSTNAME + 1024];
+    char name[ECO_MAX_HOSTNAME + 1];
     int rc = 0;
 
     if (pvm_upkint(&b->status, 1, 1) < 0 || pvm_upkint(&b->n, 1, 1) < 0 ||
         pvm_upkint(&b->hash, 1, 1) < 0)
         return ECO_ERR_MISMATCH;
     if (b->status != ECO_OK)
-        return b->status;
+        return b->status > 0 ? ECO_ERR_MISMATCH : b->status;
+    if (b->n != n)
+        return ECO_ERR_MISMATCH;
     rc |= pvm_upkint(&b->pvmctx, 1, 1);
+    rc |= pvm_upkuint(&b->instance, 1, 1);
     rc |= pvm_upkint(&b->encoding, 1, 1);
     rc |= pvm_upkint(&b->segment, 1, 1);
     rc |= pvm_upkint(&b->large, 1, 1);
@@ -323,8 +334,15 @@ static int unpack_boot(boot *b)
     if (!b->names || !b->member_host || !b->host_subnet || !b->degree || !b->cost)
         return ECO_ERR_NOMEM;
     for (int h = 0; h < b->nh; h++) {
-        if (pvm_upkstr(name) < 0 || !(b->names[h] = strdup(name)))
+        int len = -1;
+        if (pvm_upkint(&len, 1, 1) < 0 || len < 1 || len > ECO_MAX_HOSTNAME ||
+            pvm_upkbyte(name, len, 1) < 0)
             return ECO_ERR_MISMATCH;
+        name[len] = '\0';
+        if (strlen(name) != (size_t)len)
+            return ECO_ERR_MISMATCH;
+        if (!(b->names[h] = strdup(name)))
+            return ECO_ERR_NOMEM;
     }
     rc |= pvm_upkint(b->member_host, b->n, 1);
     rc |= pvm_upkint(b->host_subnet, b->nh, 1);
@@ -366,32 +384,28 @@ static int build_map(const boot *b, eco_map **out)
     return rc;
 }
 
-/* Wait for rank 0's boot message; fail if rank 0 exits first. */
-static int recv_boot(int tid0, int tag, boot *b)
+/* Wait for rank 0's boot message; fail if rank 0 exits first.  The
+ * process-wide exit watch tells (ecoi_pvm_watch_tids): a watch of its
+ * own, cancelled afterwards, would leave PVM's cancel notice behind. */
+static int recv_boot(int tid0, int tag, int n, boot *b)
 {
-    int rc = ECO_ERR_PVM, bid = 0;
+    int rc, bid = 0;
 
-    if (pvm_notify(PvmTaskExit, ECOI_TAG_EXIT, 1, &tid0) < 0)
-        return ECO_ERR_PVM;
+    if ((rc = ecoi_pvm_watch_tids(1, &tid0)) != ECO_OK)
+        return rc;
     for (;;) {
         struct timeval tv = { 0, 50000 };
         bid = pvm_trecv(tid0, tag, &tv);
         if (bid != 0)
             break;
-        if ((bid = pvm_nrecv(-1, ECOI_TAG_EXIT)) > 0) {
-            int who = 0;
-            pvm_upkint(&who, 1, 1);
-            pvm_freebuf(bid);
-            bid = 0;
-            if (who == tid0)
-                return ECO_ERR_PEER;
-        }
+        ecoi_pvm_pump();
+        if (ecoi_pvm_gone(tid0))
+            return ECO_ERR_PEER;
     }
-    pvm_notify(PvmTaskExit | PvmNotifyCancel, ECOI_TAG_EXIT, 1, &tid0);
-    if (bid > 0) {
-        rc = unpack_boot(b);
-        pvm_freebuf(bid);
-    }
+    if (bid < 0)
+        return ECO_ERR_PVM;
+    rc = unpack_boot(b, n);
+    pvm_freebuf(bid);
     return rc;
 }
 
@@ -448,7 +462,7 @@ static int agree(const char *file, int n, const int *tids, int rank, boot *b)
         rc = send_boot(b, n, tids, tag);
         return b->status != ECO_OK ? b->status : rc;
     }
-    rc = recv_boot(tids[0], tag, b);
+    rc = recv_boot(tids[0], tag, n, b);
     if (rc == ECO_OK && (b->n != n || b->hash != list_hash(n, tids)))
         rc = ECO_ERR_MISMATCH;
     return rc;
@@ -462,7 +476,8 @@ static int make_ctx(const boot *b, int n, const int *tids, int rank, eco_ctx **c
 
     if (rc != ECO_OK)
         return rc;
-    tp = ecoi_pvm_transport(n, rank, tids, b->pvmctx, rank == 0, b->encoding);
+    tp = ecoi_pvm_transport(n, rank, tids, b->pvmctx, rank == 0, b->encoding,
+                             b->instance);
     if (!tp) {
         eco_map_free(map);
         return ECO_ERR_NOMEM;

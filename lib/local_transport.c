@@ -2,7 +2,10 @@
  * local_transport.c -- an in-process transport: members are threads of
  * one process, messages are copies in per-member mailboxes.  It lets the
  * unit tests run every collective over trees of many subnets and hosts
- * without PVM, and simulate members that die mid-collective.
+ * without PVM, and simulate members that die mid-collective.  Like the
+ * PVM transport, every message carries its sender's call signature, and a
+ * waiting member fails with ECO_ERR_MISMATCH when a message of the same
+ * call (from anyone) carries another.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -14,6 +17,7 @@
 typedef struct lmsg {
     struct lmsg *next;
     int src, tag;
+    ecoi_sig sig;
     size_t bytes;
     char data[];
 } lmsg;
@@ -25,8 +29,13 @@ struct ecoi_local_world {
     pthread_cond_t cond;
     lmsg **head;               /* [n] mailbox of each member (FIFO) */
     unsigned char *dead;       /* [n] */
-    unsigned char *aborted;    /* [n*n]: aborted[to*n+from] */
+    int *aborted;              /* [n*n]: aborted[to*n+from], the error */
     long posted;               /* messages sent so far */
+    /* Each member's call under way, seen by those who wait on it. */
+    ecoi_sig *sig;             /* [n] */
+    int *call_tag;             /* [n] */
+    unsigned char *inside;     /* [n] */
+    int *last_sent;            /* [n*n]: last_sent[from*n+to], a tag or 0 */
 };
 
 typedef struct local_tp {
@@ -45,8 +54,13 @@ ecoi_local_world *ecoi_local_world_new(int n, double timeout_seconds)
     w->timeout = timeout_seconds;
     w->head = calloc((size_t)n, sizeof *w->head);
     w->dead = calloc((size_t)n, 1);
-    w->aborted = calloc((size_t)n * (size_t)n, 1);
-    if (!w->head || !w->dead || !w->aborted) {
+    w->aborted = calloc((size_t)n * (size_t)n, sizeof *w->aborted);
+    w->sig = calloc((size_t)n, sizeof *w->sig);
+    w->call_tag = calloc((size_t)n, sizeof *w->call_tag);
+    w->inside = calloc((size_t)n, 1);
+    w->last_sent = calloc((size_t)n * (size_t)n, sizeof *w->last_sent);
+    if (!w->head || !w->dead || !w->aborted || !w->sig || !w->call_tag || !w->inside ||
+        !w->last_sent) {
         ecoi_local_world_free(w);
         return NULL;
     }
@@ -65,13 +79,18 @@ void ecoi_local_world_free(ecoi_local_world *w)
             w->head[r] = m->next;
             free(m);
         }
-    if (w->head && w->dead && w->aborted) {
+    if (w->head && w->dead && w->aborted && w->sig && w->call_tag && w->inside &&
+        w->last_sent) {
         pthread_mutex_destroy(&w->lock);
         pthread_cond_destroy(&w->cond);
     }
     free(w->head);
     free(w->dead);
     free(w->aborted);
+    free(w->sig);
+    free(w->call_tag);
+    free(w->inside);
+    free(w->last_sent);
     free(w);
 }
 
@@ -93,13 +112,32 @@ void ecoi_local_kill(ecoi_local_world *w, int rank)
     pthread_mutex_unlock(&w->lock);
 }
 
-static void l_nothing(ecoi_transport *t)
+/* Publish the call this member is in (enter) or that it left. */
+static void l_inside(ecoi_transport *t, int in)
 {
-    (void)t;
+    local_tp *p = (local_tp *)t;
+    ecoi_local_world *w = p->w;
+
+    pthread_mutex_lock(&w->lock);
+    w->inside[p->rank] = (unsigned char)in;
+    w->sig[p->rank] = t->sig;
+    w->call_tag[p->rank] = t->call_tag;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+static void l_enter(ecoi_transport *t)
+{
+    l_inside(t, 1);
+}
+
+static void l_leave(ecoi_transport *t)
+{
+    l_inside(t, 0);
 }
 
 static int l_post(ecoi_local_world *w, int src, int dest, int tag,
-                  const void *buf, size_t bytes)
+                  const ecoi_sig *sig, const void *buf, size_t bytes)
 {
     lmsg *m = malloc(sizeof *m + bytes + 1), **tail;
 
@@ -108,6 +146,7 @@ static int l_post(ecoi_local_world *w, int src, int dest, int tag,
     m->next = NULL;
     m->src = src;
     m->tag = tag;
+    m->sig = *sig;
     m->bytes = bytes;
     if (bytes)
         memcpy(m->data, buf, bytes);
@@ -115,6 +154,7 @@ static int l_post(ecoi_local_world *w, int src, int dest, int tag,
     for (tail = &w->head[dest]; *tail; tail = &(*tail)->next)
         ;
     *tail = m;
+    w->last_sent[src * w->n + dest] = tag;
     w->posted++;
     pthread_cond_broadcast(&w->cond);
     pthread_mutex_unlock(&w->lock);
@@ -128,12 +168,19 @@ static int l_send(ecoi_transport *t, int dest, int tag, const void *buf,
 
     if (p->w->dead[p->rank] || p->w->dead[dest])
         return ECO_ERR_PEER;
-    return l_post(p->w, p->rank, dest, tag, buf, count * ecoi_type_size(datatype));
+    return l_post(p->w, p->rank, dest, tag, &t->sig, buf, count * ecoi_type_size(datatype));
+}
+
+static int same_sig(const ecoi_sig *a, const ecoi_sig *b)
+{
+    return a->kind == b->kind && a->root == b->root && a->count == b->count &&
+           a->datatype == b->datatype && a->op == b->op;
 }
 
 /* Take the first message (src, tag) from the mailbox of me; NULL when the
  * wait ends otherwise (*rc says why). */
-static lmsg *l_take(ecoi_local_world *w, int me, int src, int tag, int *rc)
+static lmsg *l_take(ecoi_local_world *w, int me, int src, int tag,
+                    const ecoi_sig *sig, int call_tag, int *rc)
 {
     struct timespec until;
     lmsg *m = NULL;
@@ -147,16 +194,32 @@ static lmsg *l_take(ecoi_local_world *w, int me, int src, int tag, int *rc)
                 m = *pp;
                 *pp = m->next;
                 break;
+            } else if ((*pp)->tag == tag && !same_sig(&(*pp)->sig, sig)) {
+                *rc = ECO_ERR_MISMATCH;
             }
-        if (m || w->dead[src] || w->dead[me] || w->aborted[me * w->n + src])
+        /* The member it waits on is in this call with another signature,
+         * or done with it and never sent this tag (the PVM transport
+         * learns it by asking; see pvm_transport.c). */
+        if (!m && w->call_tag[src] && !w->dead[src] && !w->aborted[me * w->n + src]) {
+            int d = ecoi_tag_diff(w->call_tag[src], call_tag);
+            int sent = w->last_sent[src * w->n + me];
+            if (d == 0 && w->inside[src] ? !same_sig(&w->sig[src], sig)
+                : d >= 0 && (!sent || ecoi_tag_diff(sent, tag) < 0))
+                *rc = ECO_ERR_MISMATCH;
+        }
+        if (m || *rc != ECO_OK || w->dead[src] || w->dead[me] ||
+            w->aborted[me * w->n + src])
             break;
         if (pthread_cond_timedwait(&w->cond, &w->lock, &until) == ETIMEDOUT) {
             *rc = ECO_ERR_TIMEOUT;
             break;
         }
     }
+    if (m && *rc != ECO_OK) {          /* a mismatch behind it: later */
+        *rc = ECO_OK;
+    }
     if (!m && *rc == ECO_OK)
-        *rc = ECO_ERR_PEER;
+        *rc = w->aborted[me * w->n + src] ? w->aborted[me * w->n + src] : ECO_ERR_PEER;
     pthread_mutex_unlock(&w->lock);
     return m;
 }
@@ -167,13 +230,16 @@ static int l_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
     local_tp *p = (local_tp *)t;
     size_t bytes = count * ecoi_type_size(datatype);
     int rc = ECO_OK;
-    lmsg *m = l_take(p->w, p->rank, src, tag, &rc);
+    lmsg *m = l_take(p->w, p->rank, src, tag, &t->sig, t->call_tag, &rc);
 
     if (!m)
         return rc;
     for (int i = 0; i < nfwd && rc == ECO_OK; i++)
         rc = p->w->dead[fwd[i]] ? ECO_ERR_PEER
-                                : l_post(p->w, p->rank, fwd[i], tag, m->data, m->bytes);
+                                : l_post(p->w, p->rank, fwd[i], tag, &m->sig,
+                                         m->data, m->bytes);
+    if (rc == ECO_OK && !same_sig(&m->sig, &t->sig))
+        rc = ECO_ERR_MISMATCH;
     if (rc == ECO_OK && m->bytes != bytes)
         rc = ECO_ERR_MISMATCH;
     if (rc == ECO_OK && bytes)
@@ -189,21 +255,25 @@ static int l_poll(ecoi_transport *t)
     int rc = ECO_OK;
 
     pthread_mutex_lock(&w->lock);
-    for (int r = 0; r < w->n; r++)
-        if (w->aborted[p->rank * w->n + r])
-            rc = ECO_ERR_PEER;
+    for (int r = 0; r < w->n && rc == ECO_OK; r++)
+        rc = w->aborted[p->rank * w->n + r];
+    for (lmsg *m = w->head[p->rank]; m && rc == ECO_OK; m = m->next) {
+        int d = ecoi_tag_diff(m->tag, t->call_tag);
+        if (d < 0 && d >= -ECOI_STALE_CALLS * ECOI_CALL_TAGS)
+            rc = ECO_ERR_MISMATCH;
+    }
     pthread_mutex_unlock(&w->lock);
     return rc;
 }
 
-static void l_abort(ecoi_transport *t, const int *peers, int npeers)
+static void l_abort(ecoi_transport *t, const int *peers, int npeers, int status)
 {
     local_tp *p = (local_tp *)t;
     ecoi_local_world *w = p->w;
 
     pthread_mutex_lock(&w->lock);
     for (int i = 0; i < npeers; i++)
-        w->aborted[peers[i] * w->n + p->rank] = 1;
+        w->aborted[peers[i] * w->n + p->rank] = status;
     pthread_cond_broadcast(&w->cond);
     pthread_mutex_unlock(&w->lock);
 }
@@ -221,8 +291,8 @@ ecoi_transport *ecoi_local_transport(ecoi_local_world *w, int rank)
         return NULL;
     p->w = w;
     p->rank = rank;
-    p->base.enter = l_nothing;
-    p->base.leave = l_nothing;
+    p->base.enter = l_enter;
+    p->base.leave = l_leave;
     p->base.send = l_send;
     p->base.recv = l_recv;
     p->base.poll = l_poll;

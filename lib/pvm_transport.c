@@ -8,26 +8,59 @@
  * to every collective and restored on exit; the library packs into
  * buffers it makes and frees itself.
  *
- * Failures: at eco_init every member asks PVM to notify it (in the
- * library's context) when another member exits.  A receive waits in slices
- * of ECOI_POLL_SECONDS; between slices it reads the exit notices and the
- * abort notices of peers that gave up, and fails with ECO_ERR_PEER when the
- * member it waits on is gone; a send to a member known to be gone fails
- * too (that member cannot have finished the collective).  An exit alone
- * fails nothing: the member may have made every collective it had to.
- * A member that fails tells the others (abort), so the error spreads
- * instead of leaving them hanging.
+ * Agreement: every message starts with its sender's call signature
+ * (ecoi_sig: operation, root, count, datatype, op).  A receiver whose own
+ * differs fails with ECO_ERR_MISMATCH.  A member that waits longer than
+ * one slice also looks at the messages of the same call from other
+ * members (taking them aside for later): one whose signature differs is a
+ * mismatch too, so members that disagree on the root (different trees)
+ * fail instead of waiting for a message that never comes.  And when no
+ * message comes, a member that has waited ECOI_ASK_SLICES slices tells the
+ * member it waits for its call (first tag) and signature (WAIT); that member,
+ * when it is in the same call with another signature, fails with
+ * ECO_ERR_MISMATCH (members that disagree on a root can each wait on
+ * another: nothing they send reveals it).
+ *
+ * Control plane: exit notices, aborts and acknowledgements travel in one
+ * fixed context for the whole process (ECOI_CTRL_CONTEXT), each abort and
+ * acknowledgement naming its context by a random instance number.  PVM is
+ * asked once per task for its exit notice, and never cancels (a cancelled
+ * PvmTaskExit notify still delivers a notice).  So a context leaves
+ * nothing behind: whatever arrives for a context that is gone is read and
+ * dropped by the next reader.
+ *
+ * Failures: a receive waits in slices of ECOI_POLL_USEC; between slices
+ * it reads the control messages, and fails with ECO_ERR_PEER when the
+ * member it waits on is gone, or with the error a member sent with its
+ * abort; a send to a member known to be gone fails too (that member
+ * cannot have finished the collective).  An exit alone fails nothing: the
+ * member may have made every collective it had to.  A member that fails
+ * tells the others (abort), so the error spreads instead of leaving them
+ * hanging.
+ *
+ * Flow control: the messages from one member to another are counted in
+ * epochs (ECOI_FLOW_MSGS messages or ECOI_FLOW_BYTES bytes, whichever
+ * comes first); the receiver acknowledges each epoch when it has read its
+ * last message, and the sender starts an epoch only when all but the one
+ * before it are acknowledged.  Both ends count the same messages, so no
+ * message asks for an acknowledgement.  A loop of rooted collectives then
+ * keeps at most two epochs per pair in the receiver's queue, instead of
+ * everything the leaves ran ahead with.
  *
  * A send to a task that has just exited writes to a closed socket: inside
  * the library SIGPIPE is held and a SIGPIPE it caused is discarded, so
  * that a member does not die of its peer's death (the send fails, or the
  * exit notice tells).
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 #include <pvm3.h>
 #include "eco_coll.h"
 #include "eco_pvm.h"
@@ -38,6 +71,28 @@
  * sent (a long one, still on a slow link).  40 slices: 2 s, 2.5 MB at
  * 10 Mbit/s. */
 #define ECOI_EXIT_GRACE_SLICES 40
+/* Slices a member waits before it tells the member it waits for. */
+#define ECOI_ASK_SLICES 10
+/* An epoch of flow control: this many messages or bytes. */
+#define ECOI_FLOW_MSGS 16
+#define ECOI_FLOW_BYTES (512 * 1024)
+/* The header of every message: magic, then the signature. */
+#define ECOI_HDR_MAGIC 0x45434f31 /* "ECO1" */
+#define ECOI_HDR_INTS 6
+
+/* A message of the current call from another member, taken out of PVM's
+ * queue (its header read) while waiting for someone else. */
+typedef struct stashed {
+    int src, tag, bid;
+    struct stashed *next;
+} stashed;
+
+/* Flow control towards or from one peer. */
+typedef struct flow {
+    unsigned epoch;             /* epochs closed (sent, or read) */
+    unsigned msgs;              /* messages in the open epoch */
+    size_t bytes;               /* their payload bytes */
+} flow;
 
 typedef struct pvm_tp {
     ecoi_transport base;
@@ -46,10 +101,20 @@ typedef struct pvm_tp {
     int pvmctx;                 /* the library's message context */
     int owner;                  /* 1 at rank 0, which made the context */
     int encoding;               /* PvmDataRaw when all hosts share a format */
+    unsigned instance;          /* names this context in control messages */
     int saved_ctx, saved_s, saved_r;
     sigset_t saved_mask;        /* the caller's signal mask */
     int pipe_pending;           /* SIGPIPE was pending on entry */
     unsigned char *dead;        /* [n] exit notice seen */
+    int *aborted;               /* [n] the error a member aborted with, or 0 */
+    int any_abort;              /* the first of those */
+    int inside;                 /* within a collective (enter..leave) */
+    int mismatch;               /* a WAIT showed a disagreement */
+    flow *out, *in;             /* [n] towards / from each member */
+    unsigned *acked;            /* [n] epochs each member acknowledged */
+    int *last_sent;             /* [n] the last tag sent to each, or 0 */
+    stashed *stash;             /* in arrival order */
+    struct pvm_tp *next_live;
 } pvm_tp;
 
 /* The pack and unpack call of each datatype. */
@@ -115,6 +180,8 @@ static void tp_enter(ecoi_transport *t)
     pvm_tp *p = (pvm_tp *)t;
     sigset_t pipe, pending;
 
+    p->inside = 1;
+
     sigemptyset(&pipe);
     sigaddset(&pipe, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe, &p->saved_mask);
@@ -128,6 +195,8 @@ static void tp_leave(ecoi_transport *t)
 {
     pvm_tp *p = (pvm_tp *)t;
     int r = pvm_getrbuf();
+
+    p->inside = 0;
 
     if (r > 0 && r != p->saved_r)
         pvm_freebuf(r);
@@ -146,48 +215,432 @@ static void tp_leave(ecoi_transport *t)
     pthread_sigmask(SIG_SETMASK, &p->saved_mask, NULL);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* The control plane: one context for the whole process                */
+/* ------------------------------------------------------------------ */
+
+static pvm_tp *live;            /* the transports of this process */
+
+/* A sorted set of tids. */
+typedef struct tidset {
+    int *v;
+    size_t n, cap;
+} tidset;
+
+static tidset watched, gone;
+
+static int tidset_find(const tidset *s, int tid, size_t *at)
+{
+    size_t lo = 0, hi = s->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->v[mid] < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *at = lo;
+    return lo < s->n && s->v[lo] == tid;
+}
+
+static int tidset_add(tidset *s, int tid)
+{
+    size_t at;
+
+    if (tidset_find(s, tid, &at))
+        return ECO_OK;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        int *v = realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return ECO_ERR_NOMEM;
+        s->v = v;
+        s->cap = cap;
+    }
+    memmove(s->v + at + 1, s->v + at, (s->n - at) * sizeof *s->v);
+    s->v[at] = tid;
+    s->n++;
+    return ECO_OK;
+}
+
+int ecoi_pvm_gone(int tid)
+{
+    size_t at;
+
+    return tidset_find(&gone, tid, &at);
+}
+
+int ecoi_pvm_watch_tids(int n, const int *tids)
+{
+    int me = pvm_mytid(), *fresh = malloc((size_t)(n > 0 ? n : 1) * sizeof *fresh);
+    int nf = 0, rc = ECO_OK, old;
+    size_t at;
+
+    if (!fresh)
+        return ECO_ERR_NOMEM;
+    for (int i = 0; i < n; i++)
+        if (tids[i] != me && !tidset_find(&watched, tids[i], &at)) {
+            int dup = 0;
+            for (int j = 0; j < nf; j++)
+                dup |= fresh[j] == tids[i];
+            if (!dup)
+                fresh[nf++] = tids[i];
+        }
+    if (nf > 0) {
+        old = pvm_setcontext(ECOI_CTRL_CONTEXT);
+        if (pvm_notify(PvmTaskExit, ECOI_TAG_EXIT, nf, fresh) < 0)
+            rc = ECO_ERR_PVM;
+        pvm_setcontext(old);
+    }
+    for (int i = 0; i < nf && rc == ECO_OK; i++)
+        rc = tidset_add(&watched, fresh[i]);
+    free(fresh);
+    return rc;
+}
+
+static pvm_tp *live_find(unsigned instance)
+{
+    for (pvm_tp *p = live; p; p = p->next_live)
+        if (p->instance == instance)
+            return p;
+    return NULL;
+}
+
+static int rank_of(const pvm_tp *p, int tid)
+{
+    for (int r = 0; r < p->n; r++)
+        if (p->tids[r] == tid)
+            return r;
+    return -1;
+}
+
+/* A control message for a context (abort, acknowledgement, wait). */
+typedef struct ctrl_msg {
+    int tag, src;
+    unsigned instance;
+    int value;
+    int sig[5];                 /* WAIT: the waiting member's signature */
+    int tag_waited;             /* WAIT: the tag it waits for */
+} ctrl_msg;
+
+/*
+ * A control message can arrive before its context exists here (a member
+ * that finished eco_init and its first call before this one got its boot
+ * message), or after the context is gone.  The first kind waits in
+ * `early` until the context is made (ecoi_pvm_transport); the second is
+ * dropped: the instances of the last ECOI_PAST contexts are remembered.
+ * Both lists are bounded, so nothing grows with the number of contexts.
+ */
+#define ECOI_PAST 1024
+#define ECOI_EARLY 1024
+static unsigned past[ECOI_PAST];
+static unsigned npast;
+static ctrl_msg early[ECOI_EARLY];
+static unsigned nearly, early_next;
+
+static int is_past(unsigned instance)
+{
+    for (unsigned i = 0; i < npast && i < ECOI_PAST; i++)
+        if (past[i] == instance)
+            return 1;
+    return 0;
+}
+
+/* Apply a control message to its transport. */
+static void apply(pvm_tp *p, const ctrl_msg *m)
+{
+    int r = rank_of(p, m->src);
+    const ecoi_sig *s = &p->base.sig;
+
+    if (r < 0)
+        return;
+    if (m->tag == ECOI_TAG_WAIT && p->base.call_tag) {
+        /* Where am I against the call it waits in? */
+        int d = ecoi_tag_diff(p->base.call_tag, m->value);
+        if (d == 0 && p->inside)
+            p->mismatch |= m->sig[0] != s->kind || m->sig[1] != s->root ||
+                           m->sig[2] != s->count || m->sig[3] != s->datatype ||
+                           m->sig[4] != s->op;
+        else if (d > 0 || d == 0)
+            /* Done with that call: if I never sent it that tag, it waits
+             * for a message I will never send. */
+            p->mismatch |= !p->last_sent[r] ||
+                           ecoi_tag_diff(p->last_sent[r], m->tag_waited) < 0;
+    } else if (m->tag == ECOI_TAG_ACK) {
+        if ((unsigned)m->value > p->acked[r])
+            p->acked[r] = (unsigned)m->value;
+    } else if (m->value < 0) {
+        if (!p->aborted[r])
+            p->aborted[r] = m->value;
+        if (!p->any_abort)
+            p->any_abort = m->value;
+    }
+}
+
+/* One control message, the active receive buffer. */
+static void dispatch(int bid)
+{
+    int bytes, body[2];
+    ctrl_msg m = { 0 };
+    pvm_tp *p;
+
+    if (pvm_bufinfo(bid, &bytes, &m.tag, &m.src) < 0)
+        return;
+    if (m.tag == ECOI_TAG_EXIT) {
+        int tid, r;
+        if (pvm_upkint(&tid, 1, 1) < 0)
+            return;
+        tidset_add(&gone, tid);
+        for (p = live; p; p = p->next_live)
+            if ((r = rank_of(p, tid)) >= 0)
+                p->dead[r] = 1;
+        return;
+    }
+    if ((m.tag != ECOI_TAG_ABORT && m.tag != ECOI_TAG_ACK && m.tag != ECOI_TAG_WAIT) ||
+        pvm_upkint(body, 2, 1) < 0 ||
+        (m.tag == ECOI_TAG_WAIT && (pvm_upkint(&m.tag_waited, 1, 1) < 0 ||
+                                    pvm_upkint(m.sig, 5, 1) < 0)))
+        return;
+    m.instance = (unsigned)body[0];
+    m.value = body[1];
+    if ((p = live_find(m.instance)))
+        apply(p, &m);
+    else if (!is_past(m.instance)) {
+        early[early_next] = m;      /* the oldest goes when full */
+        early_next = (early_next + 1) % ECOI_EARLY;
+        if (nearly < ECOI_EARLY)
+            nearly++;
+    }
+}
+
+/* A new transport takes the messages that came before it. */
+static void claim_early(pvm_tp *p)
+{
+    for (unsigned i = 0; i < nearly; i++)
+        if (early[i].instance == p->instance) {
+            apply(p, &early[i]);
+            early[i].instance = 0;  /* instances are never 0 */
+        }
+}
+
+/* Read control messages: those that have arrived, or (wait) the first
+ * one to arrive within one slice and any behind it. */
+static void pump(int wait)
+{
+    int old = pvm_setcontext(ECOI_CTRL_CONTEXT), r = pvm_setrbuf(0), b;
+    struct timeval tv = { 0, ECOI_POLL_USEC };
+
+    b = wait ? pvm_trecv(-1, -1, &tv) : pvm_nrecv(-1, -1);
+    while (b > 0) {
+        dispatch(b);
+        pvm_freebuf(b);
+        b = pvm_nrecv(-1, -1);
+    }
+    pvm_setrbuf(r > 0 ? r : 0);
+    pvm_setcontext(old);
+}
+
+void ecoi_pvm_pump(void)
+{
+    pump(0);
+}
+
+/* Send a control message (instance, value, extra[0..nextra-1]) to tid. */
+static void send_ctrl_n(int tid, int tag, unsigned instance, int value,
+                        const int *extra, int nextra)
+{
+    int old, bid = pvm_mkbuf(PvmDataDefault), s, body[2];
+
+    if (bid < 0)
+        return;
+    body[0] = (int)instance;
+    body[1] = value;
+    old = pvm_setcontext(ECOI_CTRL_CONTEXT);
+    s = pvm_setsbuf(bid);
+    if (pvm_pkint(body, 2, 1) >= 0 && (nextra == 0 || pvm_pkint((int *)extra, nextra, 1) >= 0))
+        pvm_send(tid, tag);
+    pvm_setsbuf(s > 0 ? s : 0);
+    pvm_freebuf(bid);
+    pvm_setcontext(old);
+}
+
+static void send_ctrl(int tid, int tag, unsigned instance, int value)
+{
+    send_ctrl_n(tid, tag, instance, value, NULL, 0);
+}
+
+unsigned ecoi_random32(void)
+{
+    static unsigned counter;
+    unsigned v = 0;
+
+    if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t)sizeof v) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        v = (unsigned)ts.tv_nsec ^ (unsigned)ts.tv_sec * 2654435761u ^
+            (unsigned)getpid() << 16 ^ ++counter * 40503u;
+    }
+    return v ? v : 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Flow control                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Count one message in a flow; 1 when it closes an epoch. */
+static int flow_count(flow *f, size_t bytes)
+{
+    f->msgs++;
+    f->bytes += bytes;
+    if (f->msgs < ECOI_FLOW_MSGS && f->bytes < ECOI_FLOW_BYTES)
+        return 0;
+    f->epoch++;
+    f->msgs = 0;
+    f->bytes = 0;
+    return 1;
+}
+
+/* Before a message to dest: wait until dest has read all but the last
+ * closed epoch.  Fails when dest is gone or gave up. */
+static int flow_wait(pvm_tp *p, int dest)
+{
+    while (p->out[dest].epoch > p->acked[dest] + 1) {
+        if (p->dead[dest])
+            return ECO_ERR_PEER;
+        if (p->aborted[dest])
+            return p->aborted[dest];
+        if (p->mismatch)
+            return ECO_ERR_MISMATCH;
+        pump(1);
+    }
+    return p->dead[dest] ? ECO_ERR_PEER : ECO_OK;
+}
+
+/* After reading a message from src: acknowledge the epoch it closes. */
+static void flow_read(pvm_tp *p, int src, size_t bytes)
+{
+    if (flow_count(&p->in[src], bytes))
+        send_ctrl(p->tids[src], ECOI_TAG_ACK, p->instance, (int)p->in[src].epoch);
+}
+
+/* ------------------------------------------------------------------ */
+/* Messages                                                            */
+/* ------------------------------------------------------------------ */
+
 static int tp_send(ecoi_transport *t, int dest, int tag, const void *buf,
                    size_t count, int datatype)
 {
     pvm_tp *p = (pvm_tp *)t;
-    int bid, rc = ECO_OK;
+    const ecoi_sig *g = &t->sig;
+    int hdr[ECOI_HDR_INTS] = { ECOI_HDR_MAGIC, g->kind, g->root, g->count,
+                               g->datatype, g->op };
+    int bid, rc;
 
     if (count > INT_MAX)
         return ECO_ERR_ARG;
-    if (p->dead[dest])
-        return ECO_ERR_PEER;
+    if ((rc = flow_wait(p, dest)) != ECO_OK)
+        return rc;
     bid = pvm_mkbuf(p->encoding);
     if (bid < 0)
         return ECO_ERR_PVM;
     pvm_setsbuf(bid);
-    if (count && pack_enc(p->encoding, datatype, (void *)buf, (int)count, 0) < 0)
+    if (pvm_pkint(hdr, ECOI_HDR_INTS, 1) < 0 ||
+        (count && pack_enc(p->encoding, datatype, (void *)buf, (int)count, 0) < 0))
         rc = ECO_ERR_PVM;
     if (rc == ECO_OK && pvm_send(p->tids[dest], tag) < 0)
         rc = ECO_ERR_PEER;
     pvm_setsbuf(0);
     pvm_freebuf(bid);
+    if (rc == ECO_OK) {
+        flow_count(&p->out[dest], count * ecoi_type_size(datatype));
+        p->last_sent[dest] = tag;
+    }
     return rc;
 }
 
-/* Read the exit notices that have arrived. */
-static void read_exits(pvm_tp *p)
+/* Read the header of the active receive buffer: ECO_OK when its
+ * signature is this member's. */
+static int check_header(const pvm_tp *p)
 {
-    int b, tid;
+    const ecoi_sig *g = &p->base.sig;
+    int h[ECOI_HDR_INTS];
 
-    while ((b = pvm_nrecv(-1, ECOI_TAG_EXIT)) > 0) {
-        if (pvm_upkint(&tid, 1, 1) >= 0)
-            for (int r = 0; r < p->n; r++)
-                if (p->tids[r] == tid)
-                    p->dead[r] = 1;
-        pvm_freebuf(b);
-    }
+    if (pvm_upkint(h, ECOI_HDR_INTS, 1) < 0 || h[0] != ECOI_HDR_MAGIC)
+        return ECO_ERR_MISMATCH;
+    return h[1] == g->kind && h[2] == g->root && h[3] == g->count &&
+           h[4] == g->datatype && h[5] == g->op ? ECO_OK : ECO_ERR_MISMATCH;
 }
 
-/* Wait for the message (src, tag); fail when src exits or gives up. */
-static int wait_msg(pvm_tp *p, int src, int tag, int *bid)
+/* The first stashed message (src, tag), taken off the stash; 0 if none. */
+static int unstash(pvm_tp *p, int src, int tag)
 {
-    int grace = ECOI_EXIT_GRACE_SLICES;
+    for (stashed **pp = &p->stash; *pp; pp = &(*pp)->next)
+        if ((*pp)->src == src && (*pp)->tag == tag) {
+            stashed *s = *pp;
+            int bid = s->bid;
+            *pp = s->next;
+            free(s);
+            return bid;
+        }
+    return 0;
+}
 
+/*
+ * While waiting for (src, tag): look at the messages of the same call
+ * that other members sent.  The one from src, if it is there, is returned
+ * in *bid; one whose signature differs from ours is a mismatch; the
+ * others go to the stash, their headers read, for their own receive.
+ */
+static int peek(pvm_tp *p, int src, int tag, int *bid)
+{
+    int b, bytes, mtag, mtid, r;
+
+    *bid = 0;
+    while ((b = pvm_nrecv(-1, tag)) > 0) {
+        stashed *s;
+        if (pvm_bufinfo(b, &bytes, &mtag, &mtid) < 0 || (r = rank_of(p, mtid)) < 0) {
+            pvm_freebuf(b);
+            continue;
+        }
+        if (r == src) {
+            *bid = b;
+            return ECO_OK;
+        }
+        if (check_header(p) != ECO_OK) {
+            pvm_freebuf(b);
+            return ECO_ERR_MISMATCH;
+        }
+        pvm_setrbuf(0);     /* keep it: the next receive would free it */
+        if (!(s = malloc(sizeof *s))) {
+            pvm_freebuf(b);
+            return ECO_ERR_NOMEM;
+        }
+        s->src = r;
+        s->tag = tag;
+        s->bid = b;
+        s->next = NULL;
+        stashed **tail = &p->stash;
+        while (*tail)
+            tail = &(*tail)->next;
+        *tail = s;
+    }
+    return ECO_OK;
+}
+
+/* Wait for the message (src, tag); fail when src exits or gives up, or
+ * when a message of this call reveals a disagreement.  *read_hdr: the
+ * message's header has been read already (it was stashed). */
+static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr)
+{
+    int grace = ECOI_EXIT_GRACE_SLICES, slices = 0, rc;
+
+    *read_hdr = 0;
+    if ((*bid = unstash(p, src, tag)) > 0) {
+        *read_hdr = 1;
+        return ECO_OK;
+    }
     for (;;) {
         struct timeval tv = { 0, ECOI_POLL_USEC };
         int b = pvm_trecv(p->tids[src], tag, &tv);
@@ -198,16 +651,22 @@ static int wait_msg(pvm_tp *p, int src, int tag, int *bid)
         }
         if (b < 0)
             return ECO_ERR_PVM;
-        read_exits(p);
+        pump(0);
+        if (p->aborted[src])
+            return p->aborted[src];
+        if (p->mismatch)
+            return ECO_ERR_MISMATCH;
+        if ((rc = peek(p, src, tag, bid)) != ECO_OK || *bid > 0)
+            return rc;
+        if (++slices % ECOI_ASK_SLICES == 0 && !p->dead[src]) {
+            const ecoi_sig *g = &p->base.sig;
+            int s[6] = { tag, g->kind, g->root, g->count, g->datatype, g->op };
+            send_ctrl_n(p->tids[src], ECOI_TAG_WAIT, p->instance, p->base.call_tag, s, 6);
+        }
         /* Gone: a message it sent before it left may still be on its
          * way, behind the exit notice. */
         if (p->dead[src] && grace-- <= 0)
             return ECO_ERR_PEER;
-        b = pvm_nrecv(p->tids[src], ECOI_TAG_ABORT);
-        if (b > 0) {
-            pvm_freebuf(b);
-            return ECO_ERR_PEER;
-        }
     }
 }
 
@@ -215,30 +674,39 @@ static int tp_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
                    int datatype, const int *fwd, int nfwd)
 {
     pvm_tp *p = (pvm_tp *)t;
-    int bid, bytes, mtag, mtid, rc;
+    const size_t payload = count * ecoi_type_size(datatype);
+    int bid, bytes, mtag, mtid, read_hdr, rc;
 
     if (count > INT_MAX)
         return ECO_ERR_ARG;
-    rc = wait_msg(p, src, tag, &bid);
+    rc = wait_msg(p, src, tag, &bid, &read_hdr);
     if (rc != ECO_OK)
         return rc;
     /* Pass the message on untouched before reading it. */
-    if (nfwd > 0) {
+    for (int i = 0; i < nfwd && rc == ECO_OK; i++) {
+        rc = flow_wait(p, fwd[i]);
         pvm_setsbuf(bid);
-        for (int i = 0; i < nfwd && rc == ECO_OK; i++)
-            if (p->dead[fwd[i]] || pvm_send(p->tids[fwd[i]], tag) < 0)
-                rc = ECO_ERR_PEER;
+        if (rc == ECO_OK && pvm_send(p->tids[fwd[i]], tag) < 0)
+            rc = ECO_ERR_PEER;
         pvm_setsbuf(0);
-        pvm_setrbuf(bid);
+        if (rc == ECO_OK) {
+            flow_count(&p->out[fwd[i]], payload);
+            p->last_sent[fwd[i]] = tag;
+        }
     }
+    pvm_setrbuf(bid);
+    if (rc == ECO_OK && !read_hdr)
+        rc = check_header(p);
     if (rc == ECO_OK && pvm_bufinfo(bid, &bytes, &mtag, &mtid) < 0)
         rc = ECO_ERR_PVM;
     if (rc == ECO_OK && p->encoding != PvmDataDefault &&
-        (size_t)bytes != count * ecoi_type_size(datatype))
+        (size_t)bytes != ECOI_HDR_INTS * sizeof(int) + payload)
         rc = ECO_ERR_MISMATCH;
     if (rc == ECO_OK && count && pack_enc(p->encoding, datatype, buf, (int)count, 1) < 0)
         rc = ECO_ERR_MISMATCH;
     pvm_freebuf(bid);
+    if (rc == ECO_OK)
+        flow_read(p, src, payload);
     return rc;
 }
 
@@ -246,61 +714,61 @@ static int tp_poll(ecoi_transport *t)
 {
     pvm_tp *p = (pvm_tp *)t;
 
-    if (pvm_probe(-1, ECOI_TAG_ABORT) > 0)
-        return ECO_ERR_PEER;
-    read_exits(p);
-    return ECO_OK;
+    pump(0);
+    for (int k = 1; k <= ECOI_STALE_CALLS * ECOI_CALL_TAGS; k++) {
+        int old = ECOI_TAG_BASE | ((t->call_tag - k) & ECOI_TAG_MASK);
+        if (ecoi_tag_diff(t->call_tag, ECOI_TAG_BASE) >= k && pvm_probe(-1, old) > 0)
+            p->mismatch = 1;
+    }
+    return p->any_abort ? p->any_abort : p->mismatch ? ECO_ERR_MISMATCH : ECO_OK;
 }
 
-static void tp_abort(ecoi_transport *t, const int *peers, int npeers)
+static void tp_abort(ecoi_transport *t, const int *peers, int npeers, int status)
 {
     pvm_tp *p = (pvm_tp *)t;
-    int bid = pvm_mkbuf(PvmDataDefault);
 
-    if (bid < 0)
-        return;
-    pvm_setsbuf(bid);
     for (int i = 0; i < npeers; i++)
         if (!p->dead[peers[i]])
-            pvm_send(p->tids[peers[i]], ECOI_TAG_ABORT);
-    pvm_setsbuf(0);
-    pvm_freebuf(bid);
-}
-
-/* The other members' tids (n-1 of them); NULL when out of memory. */
-static int *others(const pvm_tp *p)
-{
-    int *o = malloc((size_t)p->n * sizeof *o), k = 0;
-
-    if (o)
-        for (int r = 0; r < p->n; r++)
-            if (r != p->rank)
-                o[k++] = p->tids[r];
-    return o;
+            send_ctrl(p->tids[peers[i]], ECOI_TAG_ABORT, p->instance, status);
 }
 
 static void tp_destroy(ecoi_transport *t)
 {
     pvm_tp *p = (pvm_tp *)t;
-    int *o = others(p), b;
+    int b;
 
+    for (pvm_tp **pp = &live; *pp; pp = &(*pp)->next_live)
+        if (*pp == p) {
+            *pp = p->next_live;
+            break;
+        }
+    past[npast++ % ECOI_PAST] = p->instance;
     tp_enter(t);
-    if (o && p->n > 1)
-        pvm_notify(PvmTaskExit | PvmNotifyCancel, ECOI_TAG_EXIT, p->n - 1, o);
     /* Drop whatever is left in the library's context. */
+    while (p->stash) {
+        stashed *st = p->stash;
+        p->stash = st->next;
+        pvm_freebuf(st->bid);
+        free(st);
+    }
     while ((b = pvm_nrecv(-1, -1)) > 0)
         pvm_freebuf(b);
     tp_leave(t);
     if (p->owner)
         pvm_freecontext(p->pvmctx);
-    free(o);
     free(p->tids);
     free(p->dead);
+    free(p->aborted);
+    free(p->out);
+    free(p->in);
+    free(p->acked);
+    free(p->last_sent);
     free(p);
 }
 
 ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
-                                   int pvmctx, int owner, int encoding)
+                                   int pvmctx, int owner, int encoding,
+                                   unsigned instance)
 {
     pvm_tp *p = calloc(1, sizeof *p);
 
@@ -308,18 +776,32 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
         return NULL;
     p->tids = malloc((size_t)n * sizeof *p->tids);
     p->dead = calloc((size_t)n, 1);
-    if (!p->tids || !p->dead) {
+    p->aborted = calloc((size_t)n, sizeof *p->aborted);
+    p->out = calloc((size_t)n, sizeof *p->out);
+    p->in = calloc((size_t)n, sizeof *p->in);
+    p->acked = calloc((size_t)n, sizeof *p->acked);
+    p->last_sent = calloc((size_t)n, sizeof *p->last_sent);
+    if (!p->tids || !p->dead || !p->aborted || !p->out || !p->in || !p->acked ||
+        !p->last_sent) {
+        free(p->last_sent);
         free(p->tids);
         free(p->dead);
+        free(p->aborted);
+        free(p->out);
+        free(p->in);
+        free(p->acked);
         free(p);
         return NULL;
     }
     memcpy(p->tids, tids, (size_t)n * sizeof *tids);
+    for (int r = 0; r < n; r++)
+        p->dead[r] = (unsigned char)ecoi_pvm_gone(tids[r]);
     p->n = n;
     p->rank = rank;
     p->pvmctx = pvmctx;
     p->owner = owner;
     p->encoding = encoding;
+    p->instance = instance;
     p->base.enter = tp_enter;
     p->base.leave = tp_leave;
     p->base.send = tp_send;
@@ -327,23 +809,15 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
     p->base.poll = tp_poll;
     p->base.abort = tp_abort;
     p->base.destroy = tp_destroy;
+    p->next_live = live;
+    live = p;
+    claim_early(p);
     return &p->base;
 }
 
 int ecoi_pvm_watch(ecoi_transport *t)
 {
     pvm_tp *p = (pvm_tp *)t;
-    int *o, rc = ECO_OK;
 
-    if (p->n == 1)
-        return ECO_OK;
-    o = others(p);
-    if (!o)
-        return ECO_ERR_NOMEM;
-    tp_enter(t);
-    if (pvm_notify(PvmTaskExit, ECOI_TAG_EXIT, p->n - 1, o) < 0)
-        rc = ECO_ERR_PVM;
-    tp_leave(t);
-    free(o);
-    return rc;
+    return ecoi_pvm_watch_tids(p->n, p->tids);
 }

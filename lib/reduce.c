@@ -59,10 +59,10 @@ int eco_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         return rc;
     if (count > 0 && !recvbuf && (root == ECO_ALL || root == ctx->rank))
         return ECO_ERR_ARG;
-    if (count == 0)
-        return ECO_OK;
-    if ((rc = ecoi_begin(ctx)) != ECO_OK)
+    if ((rc = ecoi_begin(ctx, ECOI_KIND_REDUCE, count, datatype, op, root)) != ECO_OK)
         return rc;
+    if (count == 0)
+        return ecoi_end(ctx, ecoi_empty(ctx));
     top = root == ECO_ALL ? 0 : root;
     rc = ecoi_ctx_tree_for(ctx, top, (size_t)count * ecoi_type_size(datatype), &t);
     if (rc == ECO_OK)

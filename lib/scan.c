@@ -105,10 +105,10 @@ int eco_scan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         return rc;
     if (count > 0 && !recvbuf)
         return ECO_ERR_ARG;
-    if (count == 0)
-        return ECO_OK;
-    if ((rc = ecoi_begin(ctx)) != ECO_OK)
+    if ((rc = ecoi_begin(ctx, ECOI_KIND_SCAN, count, datatype, op, 0)) != ECO_OK)
         return rc;
+    if (count == 0)
+        return ecoi_end(ctx, ecoi_empty(ctx));
     /* The comparison patterns (eco_set_pattern) keep the tree walk. */
     if (!ctx->pattern_k && ctx->large &&
         (size_t)count * ecoi_type_size(datatype) >= ctx->large)

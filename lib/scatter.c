@@ -65,10 +65,10 @@ int eco_scatter(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         return rc;
     if (count > 0 && !sendbuf && root == ctx->rank)
         return ECO_ERR_ARG;
-    if (count == 0)
-        return ECO_OK;
-    if ((rc = ecoi_begin(ctx)) != ECO_OK)
+    if ((rc = ecoi_begin(ctx, ECOI_KIND_SCATTER, count, datatype, NULL, root)) != ECO_OK)
         return rc;
+    if (count == 0)
+        return ecoi_end(ctx, ecoi_empty(ctx));
     rc = ecoi_ctx_tree_flat(ctx, root, &t);
     if (rc == ECO_OK)
         rc = scatter_run(ctx, t, sendbuf, recvbuf, (size_t)count, datatype, root);

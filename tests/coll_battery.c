@@ -398,3 +398,89 @@ int ecot_battery(eco_ctx *ctx, int depth, ecot_report *rep)
     t_ring(&r);
     return rep->failures;
 }
+
+/* ------------------------------------------------------------------ */
+/* Members that disagree                                               */
+/* ------------------------------------------------------------------ */
+
+enum { OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_GATHER, OP_ALLGATHER, OP_SCATTER,
+       OP_ALLTOALL, OP_SCAN, NOPS };
+enum { D_COUNT_FIRST, D_COUNT_LAST, D_COUNT_ZERO, D_TYPE, D_ROOT, D_OP, D_KIND, NDIFFS };
+static const char *const op_names[NOPS] = {
+    "bcast", "reduce", "reduce-to-all", "gather", "gather-to-all", "scatter",
+    "alltoall", "scan"
+};
+static const char *const diff_names[NDIFFS] = {
+    "count+1 at rank 0", "count+1 at the last rank", "count 0 at rank 2",
+    "float for int at rank 1", "another root at rank 1", "max for sum at rank 1",
+    "a barrier at rank 1"
+};
+static const int mm_counts[] = { 5, 3000 };
+#define NCOUNTS ((int)(sizeof mm_counts / sizeof mm_counts[0]))
+
+/* Does the difference apply to the operation? */
+static int applies(int op, int d)
+{
+    int rooted = op == OP_BCAST || op == OP_REDUCE || op == OP_GATHER || op == OP_SCATTER;
+    int has_op = op == OP_REDUCE || op == OP_ALLREDUCE || op == OP_SCAN;
+
+    return (d != D_ROOT || rooted) && (d != D_OP || has_op);
+}
+
+int ecot_mismatch_cases(void)
+{
+    return NOPS * NDIFFS * NCOUNTS;
+}
+
+int ecot_mismatch_name(int k, char *buf, size_t len)
+{
+    int op = k / (NDIFFS * NCOUNTS), d = k / NCOUNTS % NDIFFS, c = k % NCOUNTS;
+
+    snprintf(buf, len, "%s of %d ints, %s", op_names[op], mm_counts[c], diff_names[d]);
+    return applies(op, d);
+}
+
+int ecot_mismatch_run(eco_ctx *ctx, int k, int *first, int *second)
+{
+    const int n = eco_size(ctx), me = eco_rank(ctx);
+    int op = k / (NDIFFS * NCOUNTS), d = k / NCOUNTS % NDIFFS;
+    int count = mm_counts[k % NCOUNTS], dt = PVM_INT, root = n > 1 ? 1 : 0;
+    eco_op f = ECO_SUM;
+    int *a, *b;
+
+    *first = *second = ECO_OK;
+    if (!applies(op, d) || n < 3)
+        return 0;
+    if ((d == D_COUNT_FIRST && me == 0) || (d == D_COUNT_LAST && me == n - 1))
+        count++;
+    if (d == D_COUNT_ZERO && me == 2)
+        count = 0;
+    if (d == D_TYPE && me == 1)
+        dt = PVM_FLOAT;
+    if (d == D_ROOT && me == 1)
+        root = 2;
+    if (d == D_OP && me == 1)
+        f = ECO_MAX;
+    a = xalloc((size_t)n * (size_t)(count + 1) * sizeof(int));
+    b = xalloc((size_t)n * (size_t)(count + 1) * sizeof(int));
+    for (size_t i = 0; i < (size_t)n * (size_t)(count + 1); i++)
+        a[i] = (int)i + me;
+    if (d == D_KIND && me == 1)
+        *first = eco_barrier(ctx);
+    else
+        switch (op) {
+        case OP_BCAST: *first = eco_bcast(ctx, a, count, dt, root); break;
+        case OP_REDUCE: *first = eco_reduce(ctx, a, b, count, dt, f, root); break;
+        case OP_ALLREDUCE: *first = eco_reduce(ctx, a, b, count, dt, f, ECO_ALL); break;
+        case OP_GATHER: *first = eco_gather(ctx, a, b, count, dt, root); break;
+        case OP_ALLGATHER: *first = eco_gather(ctx, a, b, count, dt, ECO_ALL); break;
+        case OP_SCATTER: *first = eco_scatter(ctx, a, b, count, dt, root); break;
+        case OP_ALLTOALL: *first = eco_alltoall(ctx, a, b, count, dt); break;
+        default: *first = eco_scan(ctx, a, b, count, dt, f); break;
+        }
+    /* The next call: a member that heard nothing back learns it here. */
+    *second = eco_barrier(ctx);
+    free(a);
+    free(b);
+    return 1;
+}

@@ -34,4 +34,14 @@ void ecot_xor(int *datatype, void *x, void *y, int *num, int *info);
  * commutative, so it checks that scan combines in rank order. */
 void ecot_matmul(int *datatype, void *x, void *y, int *num, int *info);
 
+/* Members that disagree: case k (0 <= k < ecot_mismatch_cases()) makes
+ * some members call a collective with another count, datatype, root, op
+ * or operation, then every member calls eco_barrier.  *first and *second
+ * get the two results; every member must see an error in one of them.
+ * Returns 0 (and does nothing) when case k does not apply or the context
+ * has fewer than 3 members.  ecot_mismatch_name describes case k. */
+int ecot_mismatch_cases(void);
+int ecot_mismatch_name(int k, char *buf, size_t len);
+int ecot_mismatch_run(eco_ctx *ctx, int k, int *first, int *second);
+
 #endif

@@ -83,13 +83,16 @@ static int battery_body(eco_ctx *ctx, member *me)
     return ECO_OK;
 }
 
+/* How long a receive may wait before it fails with ECO_ERR_TIMEOUT. */
+static double world_timeout = 60.0;
+
 /* Run body in n threads over one world; returns the members. */
 static member *run_members(const config *c, int depth, int (*body)(eco_ctx *, member *),
                            ecoi_local_world **wout)
 {
     pthread_t th[64];
     member *ms = calloc((size_t)c->n, sizeof *ms);
-    ecoi_local_world *w = ecoi_local_world_new(c->n, 60.0);
+    ecoi_local_world *w = ecoi_local_world_new(c->n, world_timeout);
 
     CU_ASSERT_FATAL(ms && w);
     for (int r = 0; r < c->n; r++) {
@@ -336,8 +339,8 @@ static void test_bad_arguments(void)
     CU_ASSERT_EQUAL(eco_set_pattern(ctx, "spiral"), ECO_ERR_ARG);
     CU_ASSERT_EQUAL(eco_set_pattern(ctx, NULL), ECO_ERR_ARG);
     CU_ASSERT_EQUAL(eco_set_pattern(NULL, "eco"), ECO_ERR_ARG);
-    /* Count 0 is a valid no-op, and also sends nothing. */
-    CU_ASSERT_EQUAL(eco_bcast(ctx, NULL, 0, PVM_INT, 0), ECO_OK);
+    /* Count 0 is a call like any other (members that disagree about it
+     * must meet): see test_disagreement. */
     CU_ASSERT_EQUAL(ecoi_local_world_posted(w), 0);
     eco_finalize(ctx);
     ecoi_local_world_free(w);
@@ -424,6 +427,51 @@ static void test_member_dies(void)
     ecoi_local_world_free(w);
 }
 
+/* ------------------------------------------------------------------ */
+/* Members that disagree fail, all of them, promptly.                  */
+/* ------------------------------------------------------------------ */
+static int mismatch_case;
+
+static int mismatch_body(eco_ctx *ctx, member *me)
+{
+    ecot_mismatch_run(ctx, mismatch_case, &me->rep.checks, &me->rep.failures);
+    return ECO_OK;
+}
+
+static void test_disagreement(void)
+{
+    config c;
+    char name[200];
+
+    random_config(&c, 7, 3, 5);
+    world_timeout = 10.0;
+    for (int k = 0; k < ecot_mismatch_cases(); k++) {
+        struct timespec t0, t1;
+        member *ms;
+        if (!ecot_mismatch_name(k, name, sizeof name))
+            continue;
+        mismatch_case = k;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        ms = run_members(&c, ECOT_QUICK, mismatch_body, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        for (int r = 0; r < c.n; r++) {
+            int first = ms[r].rep.checks, second = ms[r].rep.failures;
+            int ok = (first != ECO_OK || second != ECO_OK) &&
+                     first != ECO_ERR_TIMEOUT && second != ECO_ERR_TIMEOUT;
+            CU_ASSERT(ok);
+            if (!ok)
+                fprintf(stderr, "\n  %s: rank %d returned %d, then %d\n", name, r,
+                        first, second);
+        }
+        double took = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+        CU_ASSERT(took < 5.0);
+        if (took >= 5.0)
+            fprintf(stderr, "\n  %s: %.1f s\n", name, took);
+        free(ms);
+    }
+    world_timeout = 60.0;
+}
+
 static const eco_test tests[] = {
     { "one member", test_one_member },
     { "paper figure 1, every op and root", test_paper_figure1 },
@@ -437,6 +485,7 @@ static const eco_test tests[] = {
     { "star, binary, kary3, chain patterns", test_patterns },
     { "bad arguments send nothing", test_bad_arguments },
     { "a member dies mid-collective", test_member_dies },
+    { "members that disagree all fail", test_disagreement },
     { NULL, NULL },
 };
 

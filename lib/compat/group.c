@@ -51,30 +51,6 @@ static void forget(grp *g)
 }
 
 /*
- * eco_init's members other than rank 0 ask PVM for rank 0's exit notice
- * while they wait for it, and cancel that at the end.  PVM 3.4 answers a
- * cancelled PvmTaskExit notify with a notice all the same, in eco_init's
- * boot context: left there, a later eco_init with the same rank 0 takes it
- * for rank 0's exit (ECO_ERR_PEER).  Take it now (it comes at once).
- */
-static void take_cancel_notice(int tid0)
-{
-    int old = pvm_setcontext(ECOI_BOOT_CONTEXT), rb = pvm_setrbuf(0), who = 0;
-    struct timeval tv = { 2, 0 };
-
-    while (who != tid0) {
-        int b = pvm_trecv(-1, ECOI_TAG_EXIT, &tv);
-        if (b <= 0)
-            break;
-        if (pvm_upkint(&who, 1, 1) < 0)
-            who = 0;
-        pvm_freebuf(b);
-    }
-    pvm_setrbuf(rb > 0 ? rb : 0);
-    pvm_setcontext(old);
-}
-
-/*
  * eco_init over the members, keeping the program's PVM routing.
  *
  * eco_init asks PVM for direct task-to-task links (PvmRouteDirect) unless
@@ -126,8 +102,6 @@ int ecopvm_group_ctx(const char *group, int n, const int *tids, eco_ctx **ctx)
         forget(g);
         return rc;
     }
-    if (eco_rank(g->ctx) > 0)
-        take_cancel_notice(tids[0]);
     g->n = n;
     *ctx = g->ctx;
     return ECO_OK;
