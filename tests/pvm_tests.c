@@ -19,6 +19,7 @@
 #include <pvm3.h>
 #include "coll_battery.h"
 #include "eco.h"
+#include "eco_pvm.h"
 
 #define TAG_LIST 101     /* master -> worker: the task list */
 #define TAG_REPORT 102   /* worker -> master: the outcome */
@@ -150,6 +151,99 @@ static void mode_victim(int n, const int *tids)
     eco_finalize(ctx);
 }
 
+/* A line of /proc/self/status in KB ("VmRSS", "VmHWM"). */
+static long status_kb(const char *key)
+{
+    char line[256];
+    long v = -1;
+    size_t n = strlen(key);
+    FILE *f = fopen("/proc/self/status", "r");
+
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, key, n) == 0 && line[n] == ':')
+            v = atol(line + n + 1);
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* Messages waiting in one PVM context (taken). */
+static int pending_in(int context)
+{
+    int old = pvm_setcontext(context), r = pvm_setrbuf(0), b, k = 0;
+
+    while ((b = pvm_nrecv(-1, -1)) > 0) {
+        pvm_freebuf(b);
+        k++;
+    }
+    pvm_setrbuf(r > 0 ? r : 0);
+    pvm_setcontext(old);
+    return k;
+}
+
+/* Many contexts: a late rank 0 is no error, nothing is left behind.
+ * checks: the contexts made; failures: calls that failed, plus messages
+ * left in the library's boot and control contexts; extra: RSS growth in
+ * KB over the loop. */
+static void mode_contexts(int n, const int *tids)
+{
+    ecot_report rep = { 0 };
+    eco_ctx *ctx = NULL;
+    long rss0 = 0;
+    int rank = -1, left;
+
+    for (int i = 0; i < 300; i++) {
+        /* Rank 0 comes 150 ms late to the second eco_init. */
+        if (i == 1 && rank == 0)
+            usleep(150000);
+        if (i == 10)
+            rss0 = status_kb("VmRSS");
+        int rc = eco_init(NULL, n, tids, &ctx);
+        ecot_check(&rep, rc == ECO_OK, "eco_init %d returned %d", i, rc);
+        if (rc != ECO_OK)
+            continue;
+        rank = eco_rank(ctx);
+        rc = eco_barrier(ctx);
+        ecot_check(&rep, rc == ECO_OK, "barrier %d returned %d", i, rc);
+        eco_finalize(ctx);
+    }
+    usleep(300000);
+    left = pending_in(ECOI_BOOT_CONTEXT) + pending_in(ECOI_CTRL_CONTEXT);
+    ecot_check(&rep, left == 0, "%d messages left in the library's contexts", left);
+    report(&rep, ECO_OK, (int)(status_kb("VmRSS") - rss0));
+}
+
+/* Flow control: rank 0 starts 2 s late into 400 rooted reduces of 64 KB;
+ * the others must not pile them up at it.  extra: rank 0's peak RSS
+ * growth in KB over the loop. */
+static void mode_flow(int n, const int *tids)
+{
+    ecot_report rep = { 0 };
+    eco_ctx *ctx = NULL;
+    int rc = eco_init(NULL, n, tids, &ctx), *x = calloc(16384, sizeof *x);
+    int *y = calloc(16384, sizeof *y);
+    long hwm0;
+
+    if (rc == ECO_OK)
+        rc = eco_barrier(ctx);
+    hwm0 = status_kb("VmHWM");
+    if (rc == ECO_OK && eco_rank(ctx) == 0)
+        sleep(2);
+    for (int i = 0; i < 400 && rc == ECO_OK; i++) {
+        x[0] = i;
+        rc = eco_reduce(ctx, x, y, 16384, PVM_INT, ECO_SUM, 0);
+        if (rc == ECO_OK && eco_rank(ctx) == 0)
+            ecot_check(&rep, y[0] == i * n, "reduce %d: %d, not %d", i, y[0], i * n);
+    }
+    if (rc == ECO_OK)
+        rc = eco_barrier(ctx);
+    ecot_check(&rep, rc == ECO_OK, "flow: %d", rc);
+    report(&rep, rc, (int)(status_kb("VmHWM") - hwm0));
+    eco_finalize(ctx);
+    free(x);
+    free(y);
+}
+
 /* Every disagreement case in a context of its own: count the members'
  * cases where neither call failed (failures) and the slowest case (extra,
  * in ms); rep.first names the first bad case. */
@@ -201,6 +295,10 @@ static int worker_main(int argc, char **argv)
         mode_victim(n, tids);
     else if (strcmp(argv[2], "mismatch") == 0)
         mode_mismatch(n, tids);
+    else if (strcmp(argv[2], "contexts") == 0)
+        mode_contexts(n, tids);
+    else if (strcmp(argv[2], "flow") == 0)
+        mode_flow(n, tids);
     free(tids);
     pvm_exit();
     return 0;
@@ -444,6 +542,55 @@ static void test_killed_member(void)
     drain_notices();
 }
 
+/* 300 contexts, rank 0 late to the second: every call succeeds, nothing
+ * is left in the library's contexts, memory stays flat.  (PVM answered
+ * the cancelled notify of each eco_init with a stale notice: every
+ * member's second eco_init failed, and memory grew 11 to 24 KB per
+ * context.) */
+static void test_contexts(void)
+{
+    char *env[] = { subnet_file(2), NULL };
+    int tids[8], n = 5;
+    outcome out[8];
+
+    CU_ASSERT_FATAL(spawn_workers(n, "contexts", env, tids) == n);
+    collect(n, tids, out, 600);
+    for (int i = 0; i < n; i++) {
+        CU_ASSERT(out[i].got);
+        CU_ASSERT_EQUAL(out[i].failures, 0);
+        CU_ASSERT(out[i].checks >= 601);
+        CU_ASSERT(out[i].extra < 512);
+        if (!out[i].got || out[i].failures || out[i].extra >= 512)
+            fprintf(stderr, "\n  contexts rank %d: got %d, %d/%d failed (%s), RSS +%d KB\n",
+                    i, out[i].got, out[i].failures, out[i].checks, out[i].first,
+                    out[i].extra);
+    }
+    drain_notices();
+}
+
+/* A late root: 400 reduces of 64 KB from each of 4 members must not
+ * pile up at it (25 MB without flow control). */
+static void test_flow(void)
+{
+    char *env[] = { subnet_file(8), NULL };
+    int tids[8], n = 5;
+    outcome out[8];
+
+    CU_ASSERT_FATAL(spawn_workers(n, "flow", env, tids) == n);
+    collect(n, tids, out, 600);
+    for (int i = 0; i < n; i++) {
+        CU_ASSERT(out[i].got);
+        CU_ASSERT_EQUAL(out[i].rc, ECO_OK);
+        CU_ASSERT_EQUAL(out[i].failures, 0);
+        CU_ASSERT(out[i].extra < 8192);
+        if (!out[i].got || out[i].rc || out[i].failures || out[i].extra >= 8192)
+            fprintf(stderr, "\n  flow rank %d: got %d rc %d, %d/%d failed (%s), "
+                    "peak RSS +%d KB\n", i, out[i].got, out[i].rc, out[i].failures,
+                    out[i].checks, out[i].first, out[i].extra);
+    }
+    drain_notices();
+}
+
 /* Members that disagree on the count, datatype, root, op or operation:
  * every member sees an error (in the call, or at its next call), and no
  * member waits more than 5 s for it. */
@@ -542,6 +689,8 @@ int main(int argc, char **argv)
     CU_add_test(s, "malformed subnet file fails in every member", test_bad_file);
     CU_add_test(s, "a member killed mid-collective", test_killed_member);
     CU_add_test(s, "members that disagree all fail within 5 s", test_mismatch);
+    CU_add_test(s, "300 contexts: late rank 0, nothing left, flat memory", test_contexts);
+    CU_add_test(s, "flow control: a late root, 400 reduces of 64 KB", test_flow);
     CU_add_test(s, "valgrind: no error, no leak", test_valgrind);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     /* "pvm_tests NAME": only the test of that name (when debugging). */
