@@ -72,10 +72,15 @@ stop_hogs() {
     done
     hog_pids=
 }
+interrupted() {
+    echo "interrupted: $ran runs, $failures failures so far (logs of failures: $keep)"
+    exit "$1"
+}
 trap stop_hogs EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
+trap 'interrupted 130' INT
+trap 'interrupted 143' TERM HUP
 
+ran=0 failures=0 skipped=0
 i=0
 while [ "$i" -lt "$hogs" ]; do
     yes >/dev/null &
@@ -83,7 +88,6 @@ while [ "$i" -lt "$hogs" ]; do
     i=$((i + 1))
 done
 
-ran=0 failures=0 skipped=0
 run=1
 while [ "$run" -le "$runs" ]; do
     status=ok
