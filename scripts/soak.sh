@@ -25,8 +25,8 @@ rc=0
 ./tests/soak "$@" || rc=1
 for t in "members that disagree all fail within 5 s" "a member killed mid-collective"; do
     echo "soak: pvm_tests: $t"
-    ./tests/pvm_tests "$t" 2>&1 | grep -E "Test:|FAILED|passed|asserts" || true
-    ./tests/pvm_tests "$t" >/dev/null 2>&1 || rc=1
+    out=$(./tests/pvm_tests "$t" 2>&1) || rc=1
+    printf '%s\n' "$out" | grep -E "Test:|FAILED|passed|asserts|rank" || true
 done
 private_vm_halt
 trap - EXIT
