@@ -420,6 +420,8 @@ static int start_tasks(int want, int **tids_out)
     self[len] = '\0';
     n = want > 0 ? want : nhost;
     tids = malloc((size_t)n * sizeof *tids);
+    if (!tids)
+        return -1;
     tids[0] = pvm_mytid();
     pvm_catchout(stderr);      /* the workers' messages come out here */
     /* Task i goes to host (start + i) % nhost, starting with my own host. */
@@ -432,11 +434,22 @@ static int start_tasks(int want, int **tids_out)
         int h = (start + i) % nhost;
         if (pvm_spawn(self, argv, PvmTaskHost, hi[h].hi_name, 1, &tids[i]) != 1) {
             fprintf(stderr, "eco-bench: cannot spawn on %s (%d)\n", hi[h].hi_name, tids[i]);
+            free(tids);
             return -1;
         }
     }
     *tids_out = tids;
     return n;
+}
+
+/* What start_tasks, unpack_setup and prepare allocated. */
+static void bench_free(bench *B)
+{
+    free(B->a);
+    free(B->b);
+    free(B->tids);
+    B->a = B->b = NULL;
+    B->tids = NULL;
 }
 
 static int prepare(bench *B)
@@ -500,7 +513,7 @@ static int worker(void)
     pvm_pkint(&rc, 1, 1);
     pvm_send(pvm_parent(), TAG_DONE);
     eco_finalize(B.ctx);
-    free(B.tids);
+    bench_free(&B);
     pvm_exit();
     return rc ? 1 : 0;
 }
@@ -611,6 +624,7 @@ int main(int argc, char **argv)
         return 1;
     if (s->root < 0 || s->root >= B.n) {
         fprintf(stderr, "eco-bench: root %d out of range 0..%d\n", s->root, B.n - 1);
+        bench_free(&B);
         return 2;
     }
     pvm_initsend(PvmDataDefault);
@@ -630,10 +644,13 @@ int main(int argc, char **argv)
     }
     if (rc != 0) {
         fprintf(stderr, "eco-bench: a collective failed\n");
+        bench_free(&B);
         return 1;
     }
-    if (run_openmpi(s, B.n, mpirun, &res) != 0)
+    if (run_openmpi(s, B.n, mpirun, &res) != 0) {
+        bench_free(&B);
         return 1;
+    }
     double limit[MAXS], *lp = NULL;
     if (topology) {
         if (eco_bench_link_limit(topology, s, limit) != 0)
@@ -658,6 +675,7 @@ int main(int argc, char **argv)
     if (plotfile && plot(s, &res, plotfile) != 0)
         fprintf(stderr, "eco-bench: gnuplot failed (apt-get install gnuplot-nox)\n");
     eco_finalize(B.ctx);
+    bench_free(&B);
     pvm_exit();
     return 0;
 }

@@ -27,6 +27,15 @@
 #define TAG_GONE 104     /* exit notices of workers, at the master */
 #define TAG_APP 0x45000000 /* the application's tags: the library's own */
 
+/* The documented bound on how long members take to fail (5 s), scaled
+ * for a build under AddressSanitizer (scripts/sanitize.sh), which runs
+ * several times slower. */
+#if defined(__SANITIZE_ADDRESS__)
+#define FAIL_BOUND_S 15.0
+#else
+#define FAIL_BOUND_S 5.0
+#endif
+
 static char self_path[4096];
 static char scratch[256];
 static char valgrind_log[300]; /* non-empty: workers run under valgrind */
@@ -208,8 +217,11 @@ static void mode_contexts(int n, const int *tids)
         eco_finalize(ctx);
     }
     usleep(300000);
-    left = pending_in(ECOI_BOOT_CONTEXT) + pending_in(ECOI_CTRL_CONTEXT);
-    ecot_check(&rep, left == 0, "%d messages left in the library's contexts", left);
+    /* The boot context is where a cancelled notify left its notice.  (The
+     * control context may hold a late "I wait for you" of a loaded run:
+     * the next call's reader drops it.) */
+    left = pending_in(ECOI_BOOT_CONTEXT);
+    ecot_check(&rep, left == 0, "%d messages left in the boot context", left);
     report(&rep, ECO_OK, (int)(status_kb("VmRSS") - rss0));
 }
 
@@ -536,8 +548,8 @@ static void test_killed_member(void)
     }
     /* Documented bound: well under 5 seconds on a live host. */
     double took = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_usec - t0.tv_usec) / 1e6;
-    CU_ASSERT(took < 5.0);
-    if (took >= 5.0)
+    CU_ASSERT(took < FAIL_BOUND_S);
+    if (took >= FAIL_BOUND_S)
         fprintf(stderr, "\n  survivors took %.2f s to fail\n", took);
     drain_notices();
 }
@@ -607,8 +619,8 @@ static void test_mismatch(void)
         CU_ASSERT_EQUAL(out[i].rc, ECO_OK);
         CU_ASSERT(out[i].checks > 50);
         CU_ASSERT_EQUAL(out[i].failures, 0);
-        CU_ASSERT(out[i].extra < 5000);
-        if (!out[i].got || out[i].rc || out[i].failures || out[i].extra >= 5000)
+        CU_ASSERT(out[i].extra < FAIL_BOUND_S * 1000);
+        if (!out[i].got || out[i].rc || out[i].failures || out[i].extra >= FAIL_BOUND_S * 1000)
             fprintf(stderr, "\n  mismatch rank %d: got %d rc %d, %d/%d cases without "
                     "an error (%s), slowest %d ms\n", i, out[i].got, out[i].rc,
                     out[i].failures, out[i].checks, out[i].first, out[i].extra);
