@@ -35,6 +35,17 @@
 #else
 #define FAIL_BOUND_S 5.0
 #endif
+/* Memory bounds in KB (RSS growth over 300 contexts; peak growth under a
+ * late root).  AddressSanitizer keeps freed memory in its quarantine
+ * (256 MB), so its RSS says nothing of what the library keeps: there
+ * the bounds are not checked (the normal build and scripts/soak.sh do). */
+#if defined(__SANITIZE_ADDRESS__)
+#define CONTEXTS_RSS_KB 1000000000
+#define FLOW_PEAK_KB 1000000000
+#else
+#define CONTEXTS_RSS_KB 512
+#define FLOW_PEAK_KB 8192
+#endif
 
 static char self_path[4096];
 static char scratch[256];
@@ -571,8 +582,8 @@ static void test_contexts(void)
         CU_ASSERT(out[i].got);
         CU_ASSERT_EQUAL(out[i].failures, 0);
         CU_ASSERT(out[i].checks >= 601);
-        CU_ASSERT(out[i].extra < 512);
-        if (!out[i].got || out[i].failures || out[i].extra >= 512)
+        CU_ASSERT(out[i].extra < CONTEXTS_RSS_KB);
+        if (!out[i].got || out[i].failures || out[i].extra >= CONTEXTS_RSS_KB)
             fprintf(stderr, "\n  contexts rank %d: got %d, %d/%d failed (%s), RSS +%d KB\n",
                     i, out[i].got, out[i].failures, out[i].checks, out[i].first,
                     out[i].extra);
@@ -594,8 +605,8 @@ static void test_flow(void)
         CU_ASSERT(out[i].got);
         CU_ASSERT_EQUAL(out[i].rc, ECO_OK);
         CU_ASSERT_EQUAL(out[i].failures, 0);
-        CU_ASSERT(out[i].extra < 8192);
-        if (!out[i].got || out[i].rc || out[i].failures || out[i].extra >= 8192)
+        CU_ASSERT(out[i].extra < FLOW_PEAK_KB);
+        if (!out[i].got || out[i].rc || out[i].failures || out[i].extra >= FLOW_PEAK_KB)
             fprintf(stderr, "\n  flow rank %d: got %d rc %d, %d/%d failed (%s), "
                     "peak RSS +%d KB\n", i, out[i].got, out[i].rc, out[i].failures,
                     out[i].checks, out[i].first, out[i].extra);
