@@ -197,13 +197,13 @@ static int do_ping(const char *host, const char *port, int count)
     int fd = connect_to(host, port);
 
     if (fd < 0 || t == NULL || write_full(fd, &c, 1) < 0)
-        return 1;
+        goto fail;
     for (int i = 0; i < count; i++) {
         double t0 = now();
         c = (char)i;
         if (write_full(fd, &c, 1) < 0 || read_full(fd, &c, 1) < 0) {
             fprintf(stderr, "nbxfer: %s: no echo\n", host);
-            return 1;
+            goto fail;
         }
         t[i] = now() - t0;
     }
@@ -212,6 +212,11 @@ static int do_ping(const char *host, const char *port, int count)
     printf("%s: min %.0f us, median %.0f us\n", host, t[0] * 1e6, t[count / 2] * 1e6);
     free(t);
     return 0;
+fail:
+    if (fd >= 0)
+        close(fd);
+    free(t);
+    return 1;
 }
 
 static int do_send(const char *host, const char *port, uint64_t bytes)
