@@ -71,6 +71,32 @@ static void fuzz_check_err(const char *err, size_t errlen, const char *path)
 }
 
 /*
+ * One input through a reader (eco_map_read or eco_map_read_costs): all
+ * or nothing, and on failure one located error line.  The map, or NULL
+ * when the input was (rightly) refused.
+ */
+static eco_map *fuzz_read(int (*reader)(const char *, eco_map **, char *, size_t),
+                          const uint8_t *data, size_t size)
+{
+    char err[300];
+    const char *path = fuzz_file(data, size);
+    eco_map *map = (eco_map *)&err; /* must be set to NULL on error */
+    int rc;
+
+    memset(err, 'x', sizeof err);
+    rc = reader(path, &map, err, sizeof err);
+    if (rc != ECO_OK) {
+        if (map != NULL || (rc != ECO_ERR_FORMAT && rc != ECO_ERR_NOMEM))
+            abort();
+        fuzz_check_err(err, sizeof err, path);
+        return NULL;
+    }
+    if (!map)
+        abort();
+    return map;
+}
+
+/*
  * The writer is canonical: a map read from a subnet file prints as text
  * that reads back to a map that prints the same text again.
  */
