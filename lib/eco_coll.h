@@ -49,6 +49,12 @@ typedef struct ecoi_sig {
     int op;        /* ecoi_op_id, 0 when the call has no op */
 } ecoi_sig;
 
+static inline int ecoi_sig_equal(const ecoi_sig *a, const ecoi_sig *b)
+{
+    return a->kind == b->kind && a->root == b->root && a->count == b->count &&
+           a->datatype == b->datatype && a->op == b->op;
+}
+
 enum {
     ECOI_KIND_BCAST = 1, ECOI_KIND_REDUCE, ECOI_KIND_GATHER, ECOI_KIND_SCATTER,
     ECOI_KIND_ALLTOALL, ECOI_KIND_SCAN, ECOI_KIND_BARRIER

@@ -171,12 +171,6 @@ static int l_send(ecoi_transport *t, int dest, int tag, const void *buf,
     return l_post(p->w, p->rank, dest, tag, &t->sig, buf, count * ecoi_type_size(datatype));
 }
 
-static int same_sig(const ecoi_sig *a, const ecoi_sig *b)
-{
-    return a->kind == b->kind && a->root == b->root && a->count == b->count &&
-           a->datatype == b->datatype && a->op == b->op;
-}
-
 /* Take the first message (src, tag) from the mailbox of me; NULL when the
  * wait ends otherwise (*rc says why). */
 static lmsg *l_take(ecoi_local_world *w, int me, int src, int tag,
@@ -194,7 +188,7 @@ static lmsg *l_take(ecoi_local_world *w, int me, int src, int tag,
                 m = *pp;
                 *pp = m->next;
                 break;
-            } else if ((*pp)->tag == tag && !same_sig(&(*pp)->sig, sig)) {
+            } else if ((*pp)->tag == tag && !ecoi_sig_equal(&(*pp)->sig, sig)) {
                 *rc = ECO_ERR_MISMATCH;
             }
         /* The member it waits on is in this call with another signature,
@@ -203,7 +197,7 @@ static lmsg *l_take(ecoi_local_world *w, int me, int src, int tag,
         if (!m && w->call_tag[src] && !w->dead[src] && !w->aborted[me * w->n + src]) {
             int d = ecoi_tag_diff(w->call_tag[src], call_tag);
             int sent = w->last_sent[src * w->n + me];
-            if (d == 0 && w->inside[src] ? !same_sig(&w->sig[src], sig)
+            if (d == 0 && w->inside[src] ? !ecoi_sig_equal(&w->sig[src], sig)
                 : d >= 0 && (!sent || ecoi_tag_diff(sent, tag) < 0))
                 *rc = ECO_ERR_MISMATCH;
         }
@@ -238,7 +232,7 @@ static int l_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
         rc = p->w->dead[fwd[i]] ? ECO_ERR_PEER
                                 : l_post(p->w, p->rank, fwd[i], tag, &m->sig,
                                          m->data, m->bytes);
-    if (rc == ECO_OK && !same_sig(&m->sig, &t->sig))
+    if (rc == ECO_OK && !ecoi_sig_equal(&m->sig, &t->sig))
         rc = ECO_ERR_MISMATCH;
     if (rc == ECO_OK && m->bytes != bytes)
         rc = ECO_ERR_MISMATCH;

@@ -52,7 +52,6 @@
  * that a member does not die of its peer's death (the send fails, or the
  * exit notice tells).
  */
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -78,7 +77,25 @@
 #define ECOI_FLOW_BYTES (512 * 1024)
 /* The header of every message: magic, then the signature. */
 #define ECOI_HDR_MAGIC 0x45434f31 /* "ECO1" */
-#define ECOI_HDR_INTS 6
+#define ECOI_SIG_INTS 5
+#define ECOI_HDR_INTS (1 + ECOI_SIG_INTS)
+
+/* A signature as it travels (in the header, and in WAIT): five ints, in
+ * the caller's storage (packed in place, it must live until the send). */
+static void sig_to_ints(const ecoi_sig *s, int *v)
+{
+    v[0] = s->kind;
+    v[1] = s->root;
+    v[2] = s->count;
+    v[3] = s->datatype;
+    v[4] = s->op;
+}
+
+static ecoi_sig sig_of_ints(const int *v)
+{
+    ecoi_sig s = { v[0], v[1], v[2], v[3], v[4] };
+    return s;
+}
 
 /* A message of the current call from another member, taken out of PVM's
  * queue (its header read) while waiting for someone else. */
@@ -181,7 +198,6 @@ static void tp_enter(ecoi_transport *t)
     sigset_t pipe, pending;
 
     p->inside = 1;
-
     sigemptyset(&pipe);
     sigaddset(&pipe, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe, &p->saved_mask);
@@ -197,7 +213,6 @@ static void tp_leave(ecoi_transport *t)
     int r = pvm_getrbuf();
 
     p->inside = 0;
-
     if (r > 0 && r != p->saved_r)
         pvm_freebuf(r);
     pvm_setrbuf(p->saved_r > 0 ? p->saved_r : 0);
@@ -214,7 +229,6 @@ static void tp_leave(ecoi_transport *t)
     }
     pthread_sigmask(SIG_SETMASK, &p->saved_mask, NULL);
 }
-
 
 /* ------------------------------------------------------------------ */
 /* The control plane: one context for the whole process                */
@@ -321,7 +335,7 @@ typedef struct ctrl_msg {
     int tag, src;
     unsigned instance;
     int value;
-    int sig[5];                 /* WAIT: the waiting member's signature */
+    ecoi_sig sig;               /* WAIT: the waiting member's signature */
     int tag_waited;             /* WAIT: the tag it waits for */
 } ctrl_msg;
 
@@ -360,10 +374,8 @@ static void apply(pvm_tp *p, const ctrl_msg *m)
         /* Where am I against the call it waits in? */
         int d = ecoi_tag_diff(p->base.call_tag, m->value);
         if (d == 0 && p->inside)
-            p->mismatch |= m->sig[0] != s->kind || m->sig[1] != s->root ||
-                           m->sig[2] != s->count || m->sig[3] != s->datatype ||
-                           m->sig[4] != s->op;
-        else if (d > 0 || d == 0)
+            p->mismatch |= !ecoi_sig_equal(&m->sig, s);
+        else if (d >= 0)
             /* Done with that call: if I never sent it that tag, it waits
              * for a message I will never send. */
             p->mismatch |= !p->last_sent[r] ||
@@ -382,7 +394,7 @@ static void apply(pvm_tp *p, const ctrl_msg *m)
 /* One control message, the active receive buffer. */
 static void dispatch(int bid)
 {
-    int bytes, body[2];
+    int bytes, body[2], wait[1 + ECOI_SIG_INTS];
     ctrl_msg m = { 0 };
     pvm_tp *p;
 
@@ -400,9 +412,12 @@ static void dispatch(int bid)
     }
     if ((m.tag != ECOI_TAG_ABORT && m.tag != ECOI_TAG_ACK && m.tag != ECOI_TAG_WAIT) ||
         pvm_upkint(body, 2, 1) < 0 ||
-        (m.tag == ECOI_TAG_WAIT && (pvm_upkint(&m.tag_waited, 1, 1) < 0 ||
-                                    pvm_upkint(m.sig, 5, 1) < 0)))
+        (m.tag == ECOI_TAG_WAIT && pvm_upkint(wait, 1 + ECOI_SIG_INTS, 1) < 0))
         return;
+    if (m.tag == ECOI_TAG_WAIT) {
+        m.tag_waited = wait[0];
+        m.sig = sig_of_ints(wait + 1);
+    }
     m.instance = (unsigned)body[0];
     m.value = body[1];
     if ((p = live_find(m.instance)))
@@ -533,15 +548,14 @@ static int tp_send(ecoi_transport *t, int dest, int tag, const void *buf,
                    size_t count, int datatype)
 {
     pvm_tp *p = (pvm_tp *)t;
-    const ecoi_sig *g = &t->sig;
-    int hdr[ECOI_HDR_INTS] = { ECOI_HDR_MAGIC, g->kind, g->root, g->count,
-                               g->datatype, g->op };
+    int hdr[ECOI_HDR_INTS] = { ECOI_HDR_MAGIC };
     int bid, rc;
 
     if (count > INT_MAX)
         return ECO_ERR_ARG;
     if ((rc = flow_wait(p, dest)) != ECO_OK)
         return rc;
+    sig_to_ints(&t->sig, hdr + 1);
     bid = pvm_mkbuf(p->encoding);
     if (bid < 0)
         return ECO_ERR_PVM;
@@ -564,13 +578,13 @@ static int tp_send(ecoi_transport *t, int dest, int tag, const void *buf,
  * signature is this member's. */
 static int check_header(const pvm_tp *p)
 {
-    const ecoi_sig *g = &p->base.sig;
     int h[ECOI_HDR_INTS];
+    ecoi_sig theirs;
 
     if (pvm_upkint(h, ECOI_HDR_INTS, 1) < 0 || h[0] != ECOI_HDR_MAGIC)
         return ECO_ERR_MISMATCH;
-    return h[1] == g->kind && h[2] == g->root && h[3] == g->count &&
-           h[4] == g->datatype && h[5] == g->op ? ECO_OK : ECO_ERR_MISMATCH;
+    theirs = sig_of_ints(h + 1);
+    return ecoi_sig_equal(&theirs, &p->base.sig) ? ECO_OK : ECO_ERR_MISMATCH;
 }
 
 /* The first stashed message (src, tag), taken off the stash; 0 if none. */
@@ -659,9 +673,10 @@ static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr)
         if ((rc = peek(p, src, tag, bid)) != ECO_OK || *bid > 0)
             return rc;
         if (++slices % ECOI_ASK_SLICES == 0 && !p->dead[src]) {
-            const ecoi_sig *g = &p->base.sig;
-            int s[6] = { tag, g->kind, g->root, g->count, g->datatype, g->op };
-            send_ctrl_n(p->tids[src], ECOI_TAG_WAIT, p->instance, p->base.call_tag, s, 6);
+            int w[1 + ECOI_SIG_INTS] = { tag };
+            sig_to_ints(&p->base.sig, w + 1);
+            send_ctrl_n(p->tids[src], ECOI_TAG_WAIT, p->instance, p->base.call_tag,
+                        w, 1 + ECOI_SIG_INTS);
         }
         /* Gone: a message it sent before it left may still be on its
          * way, behind the exit notice. */
