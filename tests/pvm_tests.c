@@ -20,6 +20,7 @@
 #include "coll_battery.h"
 #include "eco.h"
 #include "eco_pvm.h"
+#include "proc_status.h"
 
 #define TAG_LIST 101     /* master -> worker: the task list */
 #define TAG_REPORT 102   /* worker -> master: the outcome */
@@ -171,22 +172,6 @@ static void mode_victim(int n, const int *tids)
     eco_finalize(ctx);
 }
 
-/* A line of /proc/self/status in KB ("VmRSS", "VmHWM"). */
-static long status_kb(const char *key)
-{
-    char line[256];
-    long v = -1;
-    size_t n = strlen(key);
-    FILE *f = fopen("/proc/self/status", "r");
-
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, key, n) == 0 && line[n] == ':')
-            v = atol(line + n + 1);
-    if (f)
-        fclose(f);
-    return v;
-}
-
 /* Messages waiting in one PVM context (taken). */
 static int pending_in(int context)
 {
@@ -217,7 +202,7 @@ static void mode_contexts(int n, const int *tids)
         if (i == 1 && rank == 0)
             usleep(150000);
         if (i == 10)
-            rss0 = status_kb("VmRSS");
+            rss0 = proc_status_kb("VmRSS");
         int rc = eco_init(NULL, n, tids, &ctx);
         ecot_check(&rep, rc == ECO_OK, "eco_init %d returned %d", i, rc);
         if (rc != ECO_OK)
@@ -233,7 +218,7 @@ static void mode_contexts(int n, const int *tids)
      * the next call's reader drops it.) */
     left = pending_in(ECOI_BOOT_CONTEXT);
     ecot_check(&rep, left == 0, "%d messages left in the boot context", left);
-    report(&rep, ECO_OK, (int)(status_kb("VmRSS") - rss0));
+    report(&rep, ECO_OK, (int)(proc_status_kb("VmRSS") - rss0));
 }
 
 /* Flow control: rank 0 starts 2 s late into 400 rooted reduces of 64 KB;
@@ -249,7 +234,7 @@ static void mode_flow(int n, const int *tids)
 
     if (rc == ECO_OK)
         rc = eco_barrier(ctx);
-    hwm0 = status_kb("VmHWM");
+    hwm0 = proc_status_kb("VmHWM");
     if (rc == ECO_OK && eco_rank(ctx) == 0)
         sleep(2);
     for (int i = 0; i < 400 && rc == ECO_OK; i++) {
@@ -261,7 +246,7 @@ static void mode_flow(int n, const int *tids)
     if (rc == ECO_OK)
         rc = eco_barrier(ctx);
     ecot_check(&rep, rc == ECO_OK, "flow: %d", rc);
-    report(&rep, rc, (int)(status_kb("VmHWM") - hwm0));
+    report(&rep, rc, (int)(proc_status_kb("VmHWM") - hwm0));
     eco_finalize(ctx);
     free(x);
     free(y);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <pvm3.h>
 #include "eco.h"
+#include "proc_status.h"
 
 #define TAG_LIST 201
 #define TAG_REPORT 202
@@ -31,21 +32,6 @@
 
 enum { R_RSS0, R_RSS1, R_CTX_FIRST_US, R_CTX_LAST_US, R_HWM_REDUCE, R_REDUCE_US,
        R_MIXED_US_FIRST, R_MIXED_US_LAST, R_FD0, R_FD1, R_ERRORS, R_HWM0 };
-
-static long status_kb(const char *key)
-{
-    char line[256];
-    long v = -1;
-    size_t n = strlen(key);
-    FILE *f = fopen("/proc/self/status", "r");
-
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, key, n) == 0)
-            v = atol(line + n + 1);
-    if (f)
-        fclose(f);
-    return v;
-}
 
 static long fds(void)
 {
@@ -97,9 +83,9 @@ static void worker(int ncontexts, int nreduces, int nmixed)
         errors += eco_barrier(ctx) != ECO_OK;
         eco_finalize(ctx);
     }
-    r[R_RSS0] = status_kb("VmRSS");
+    r[R_RSS0] = proc_status_kb("VmRSS");
     r[R_FD0] = fds();
-    r[R_HWM0] = status_kb("VmHWM");
+    r[R_HWM0] = proc_status_kb("VmHWM");
     /* Contexts: made, used once, dropped. */
     for (int i = 0; i < ncontexts; i++) {
         double t0 = now_us();
@@ -111,7 +97,7 @@ static void worker(int ncontexts, int nreduces, int nmixed)
         eco_finalize(ctx);
         t[i] = now_us() - t0;
     }
-    r[R_RSS1] = status_kb("VmRSS");
+    r[R_RSS1] = proc_status_kb("VmRSS");
     r[R_CTX_FIRST_US] = (long)median(t, tenth);
     r[R_CTX_LAST_US] = (long)median(t + ncontexts - tenth, tenth);
     /* Rooted reduces of 64 KB in a loop: the leaves must not run ahead. */
@@ -122,7 +108,7 @@ static void worker(int ncontexts, int nreduces, int nmixed)
             errors += eco_reduce(ctx, x, y, 16384, PVM_INT, ECO_SUM, 0) != ECO_OK;
         errors += eco_barrier(ctx) != ECO_OK;
         r[R_REDUCE_US] = (long)((now_us() - t0) / (nreduces ? nreduces : 1));
-        r[R_HWM_REDUCE] = status_kb("VmHWM");
+        r[R_HWM_REDUCE] = proc_status_kb("VmHWM");
         /* Mixed collectives, every root in turn. */
         for (int i = 0; i < nmixed; i++) {
             int root = i % n, cnt = 1 + i % 300;
