@@ -12,6 +12,31 @@
 #define ECO_FILE_MAGIC "eco-subnets"
 #define ECO_FILE_VERSION 2 /* written as 1 when a map has no hops */
 
+/*
+ * The cost model (subnet file version 3, measured by eco-characterize):
+ * a message of b bytes costs alpha + beta * b seconds one way (alpha: the
+ * per-message cost, PVM's software included; beta: seconds per byte).
+ * Subnets are the map's subnet indices.  The model follows its map when
+ * subnets are renumbered (canonicalize) or restricted to members (init).
+ */
+typedef struct ecoi_cost {
+    double alpha;  /* seconds per message, >= 0 */
+    double beta;   /* seconds per byte, >= 0 */
+} ecoi_cost;
+
+typedef struct ecoi_model {
+    int nsubnets;
+    ecoi_cost task;   /* between two tasks on one host */
+    ecoi_cost *link;  /* [nsubnets * nsubnets]: link[s * nsubnets + s]
+                       * between two hosts of subnet s (its own alpha and
+                       * beta when s has one host: the file's defaults);
+                       * link[s * nsubnets + t] == link[t * nsubnets + s]
+                       * between a host of s and a host of t */
+    double *uplink;   /* [nsubnets] seconds per byte of the link that every
+                       * message into (and, separately, out of) subnet s
+                       * shares; 0 when its hosts do not share one */
+} ecoi_model;
+
 struct eco_map {
     int nhosts;        /* number of hosts */
     int cap;           /* allocated rows of host[] / subnet[] */
@@ -24,6 +49,8 @@ struct eco_map {
     int nsubnets;      /* subnets are numbered by their first (lowest) host */
     int *degree;       /* [nsubnets] k of the k-ary tree inside the subnet */
     double threshold;  /* the threshold the subnets were made with */
+    ecoi_model *model; /* the measured cost model, NULL when the file had
+                        * none (lib/select.c then uses its defaults) */
 };
 
 /* Cost of a pair, -1 when unmeasured (no bounds checks). */
