@@ -28,19 +28,22 @@ static double subnet_cost(const eco_map *m, int s, int u)
     return best;
 }
 
-/* The order in which subnets are visited, greedily by cost. */
-static void subnet_order(const eco_map *m, int first, int *seq)
+/* The order in which subnets are visited, greedily by cost.  Every
+ * member must find the same order: out of memory is an error, never a
+ * different order. */
+static int subnet_order(const eco_map *m, int first, int *seq)
 {
     int ns = m->nsubnets, cur = first;
     char *seen = calloc((size_t)ns, 1);
 
+    if (!seen && ns > 0)
+        return ECO_ERR_NOMEM;
     for (int i = 0; i < ns; i++) {
         seq[i] = cur;
-        if (seen)
-            seen[cur] = 1;
+        seen[cur] = 1;
         int next = -1;
         double nc = -1.0;
-        for (int u = 0; u < ns && seen; u++) {
+        for (int u = 0; u < ns; u++) {
             double cst;
             if (seen[u])
                 continue;
@@ -50,11 +53,10 @@ static void subnet_order(const eco_map *m, int first, int *seq)
                 nc = cst;
             }
         }
-        if (!seen)
-            next = (cur + 1) % ns;
         cur = next;
     }
     free(seen);
+    return ECO_OK;
 }
 
 int eco_ring(const eco_ctx *ctx, int *order)
@@ -68,7 +70,10 @@ int eco_ring(const eco_ctx *ctx, int *order)
     seq = malloc((size_t)m->nsubnets * sizeof *seq);
     if (!seq)
         return ECO_ERR_NOMEM;
-    subnet_order(m, m->subnet[ctx->member_host[0]], seq);
+    if (subnet_order(m, m->subnet[ctx->member_host[0]], seq) != ECO_OK) {
+        free(seq);
+        return ECO_ERR_NOMEM;
+    }
     /* Hosts in order of their lowest rank, ranks ascending per host. */
     for (int i = 0; i < m->nsubnets; i++)
         for (int r = 0; r < ctx->n; r++) {
