@@ -2,21 +2,162 @@
  * eco-bench-mpi -- the MPI side of eco-bench: the same operations, sizes
  * and timing (root start to the last member's acknowledgement, a barrier
  * between iterations, warm-up not counted) with the MPI library's own
- * collectives, so eco-bench can put Open MPI in the same table.
+ * collectives, so eco-bench can put Open MPI in the same table.  A helper
+ * of eco-bench, installed in pkglibexecdir (eco-bench(1)).
  *
- *   mpirun -np N eco-bench-mpi --op OP --sizes LIST [--root R]
+ *   mpirun -np N eco-bench-mpi [--op OP] [--sizes LIST] [--root R]
  *                               [--iters N] [--warmup N]
  * Prints op,bytes,pattern,median_seconds,min_seconds rows (pattern openmpi).
+ *
+ * The options are read before MPI_Init, the same way on every rank, so
+ * --help, --version and usage errors need no MPI run.
+ * Exit status: 0 success, 1 the MPI run failed, 2 usage.
  */
+#include "config.h"
+
+#include <getopt.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define PROG "eco-bench-mpi"
 #define TAG_ACK 77
+#define MAXS 64
 
 static const char *ops[] = { "bcast", "reduce", "allreduce", "gather", "allgather",
                              "scatter", "alltoall", "barrier", "scan" };
+#define NOPS ((int)(sizeof ops / sizeof ops[0]))
+
+typedef struct options {
+    int op, root, iters, warmup, nsizes;
+    int sizes[MAXS];
+} options;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: mpirun -np N " PROG " [OPTION]...\n"
+            "Time one collective operation with the MPI library's own calls, as eco-bench\n"
+            "times it (eco-bench's openmpi pattern), and print CSV rows\n"
+            "op,bytes,pattern,median_seconds,min_seconds on the root's standard output.\n"
+            "\n"
+            "  -o, --op=OP         bcast reduce allreduce gather allgather scatter\n"
+            "                      alltoall barrier scan (default bcast)\n"
+            "  -s, --sizes=LIST    message sizes in bytes per member, comma separated\n"
+            "                      (default 1000,16000,262144)\n"
+            "  -r, --root=R        root rank (default 0)\n"
+            "  -i, --iters=N       timed iterations per size (default 30)\n"
+            "  -w, --warmup=N      untimed iterations first (default 3)\n"
+            "  -h, --help          show this help and exit\n"
+            "  -V, --version       show the version and exit\n"
+            "\n"
+            "Exit status: 0 success, 1 the MPI run failed, 2 usage.  See eco-bench(1).\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, PROG ": ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
+    return 2;
+}
+
+/* A whole decimal number in [lo, hi], or -1. */
+static long number(const char *s, long lo, long hi)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+
+    return (end == s || *end || v < lo || v > hi) ? -1 : v;
+}
+
+/* The sizes of LIST into o; 0, or -1 with nothing said. */
+static int parse_sizes(const char *list, options *o)
+{
+    char *copy = strdup(list), *save = NULL, *tok;
+    int k = 0, rc = 0;
+
+    if (!copy)
+        return -1;
+    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        long v = number(tok, 0, 1L << 28);
+        if (v < 0 || k == MAXS) {
+            rc = -1;
+            break;
+        }
+        o->sizes[k++] = (int)v;
+    }
+    free(copy);
+    if (k == 0)
+        rc = -1;
+    o->nsizes = k;
+    return rc;
+}
+
+/* -1 to go on, else an exit status. */
+static int parse_args(int argc, char **argv, options *o)
+{
+    static const struct option longopts[] = {
+        {"op", required_argument, NULL, 'o'},
+        {"sizes", required_argument, NULL, 's'},
+        {"root", required_argument, NULL, 'r'},
+        {"iters", required_argument, NULL, 'i'},
+        {"warmup", required_argument, NULL, 'w'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    long v;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:s:r:i:w:hV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            o->op = -1;
+            for (int k = 0; k < NOPS; k++)
+                if (strcmp(optarg, ops[k]) == 0)
+                    o->op = k;
+            if (o->op < 0)
+                return usage_error("unknown operation '%s'", optarg);
+            break;
+        case 's':
+            if (parse_sizes(optarg, o) != 0)
+                return usage_error("bad size list '%s' (at most 64 sizes, 0..268435456)",
+                                   optarg);
+            break;
+        case 'r':
+            if ((v = number(optarg, 0, 1 << 30)) < 0)
+                return usage_error("bad root '%s'", optarg);
+            o->root = (int)v;
+            break;
+        case 'i':
+            if ((v = number(optarg, 1, 1 << 24)) < 0)
+                return usage_error("bad iteration count '%s'", optarg);
+            o->iters = (int)v;
+            break;
+        case 'w':
+            if ((v = number(optarg, 0, 1 << 24)) < 0)
+                return usage_error("bad warm-up count '%s'", optarg);
+            o->warmup = (int)v;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case 'V':
+            printf(PROG " (libeco) %s\n", PACKAGE_VERSION);
+            return 0;
+        case ':':
+            return usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default:
+            return usage_error("unrecognized option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    return -1;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -44,60 +185,58 @@ static void run(int op, char *a, char *b, int bytes, int root)
 
 int main(int argc, char **argv)
 {
-    int op = 0, root = 0, iters = 30, warmup = 3, nsizes = 0, sizes[64], me, n;
-    char *list = "1000,16000,262144";
+    options o = { .op = 0, .root = 0, .iters = 30, .warmup = 3 };
+    int me, n, rc;
+    double *t;
 
+    parse_sizes("1000,16000,262144", &o);
+    if ((rc = parse_args(argc, argv, &o)) >= 0)
+        return rc;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--op") == 0) {
-            for (int k = 0; k < 9; k++)
-                if (strcmp(argv[i + 1], ops[k]) == 0)
-                    op = k;
-        } else if (strcmp(argv[i], "--sizes") == 0) {
-            list = argv[i + 1];
-        } else if (strcmp(argv[i], "--root") == 0) {
-            root = atoi(argv[i + 1]);
-        } else if (strcmp(argv[i], "--iters") == 0) {
-            iters = atoi(argv[i + 1]);
-        } else if (strcmp(argv[i], "--warmup") == 0) {
-            warmup = atoi(argv[i + 1]);
-        }
-    }
-    for (char *s = strtok(list, ","); s && nsizes < 64; s = strtok(NULL, ","))
-        sizes[nsizes++] = atoi(s);
-    if (iters < 1 || root < 0 || root >= n) {
+    if (o.root >= n) {
         if (me == 0)
-            fprintf(stderr, "eco-bench-mpi: bad --iters or --root\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
+            fprintf(stderr, PROG ": root %d out of range 0..%d\n", o.root, n - 1);
+        MPI_Finalize();
+        return 2;
     }
-    double *t = malloc((size_t)iters * sizeof *t);
-    if (me == root)
+    t = malloc((size_t)o.iters * sizeof *t);
+    if (!t) {
+        fprintf(stderr, PROG ": out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (me == o.root)
         printf("op,bytes,pattern,median_seconds,min_seconds\n");
-    for (int s = 0; s < nsizes; s++) {
-        int bytes = op == 1 || op == 2 || op == 8 ? sizes[s] / 8 * 8 : sizes[s];
-        char *a = calloc(1, (size_t)bytes * (size_t)n + 8), *b = calloc(1, (size_t)bytes * (size_t)n + 8);
-        for (int k = 0; k < warmup + iters; k++) {
+    for (int s = 0; s < o.nsizes; s++) {
+        int bytes = o.op == 1 || o.op == 2 || o.op == 8 ? o.sizes[s] / 8 * 8 : o.sizes[s];
+        char *a = calloc(1, (size_t)bytes * (size_t)n + 8);
+        char *b = calloc(1, (size_t)bytes * (size_t)n + 8);
+        if (!a || !b) {
+            fprintf(stderr, PROG ": out of memory (%d bytes)\n", bytes);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        for (int k = 0; k < o.warmup + o.iters; k++) {
             double t0 = 0;
             MPI_Barrier(MPI_COMM_WORLD);
-            if (me == root)
+            if (me == o.root)
                 t0 = MPI_Wtime();
-            run(op, a, b, bytes, root);
-            if (me != root) {
-                MPI_Send(NULL, 0, MPI_BYTE, root, TAG_ACK, MPI_COMM_WORLD);
+            run(o.op, a, b, bytes, o.root);
+            if (me != o.root) {
+                MPI_Send(NULL, 0, MPI_BYTE, o.root, TAG_ACK, MPI_COMM_WORLD);
             } else {
                 for (int i = 1; i < n; i++)
                     MPI_Recv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, TAG_ACK, MPI_COMM_WORLD,
                              MPI_STATUS_IGNORE);
-                if (k >= warmup)
-                    t[k - warmup] = MPI_Wtime() - t0;
+                if (k >= o.warmup)
+                    t[k - o.warmup] = MPI_Wtime() - t0;
             }
         }
-        if (me == root) {
-            qsort(t, (size_t)iters, sizeof *t, cmp_double);
-            printf("%s,%d,openmpi,%.9f,%.9f\n", ops[op], bytes,
-                   iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2, t[0]);
+        if (me == o.root) {
+            qsort(t, (size_t)o.iters, sizeof *t, cmp_double);
+            printf("%s,%d,openmpi,%.9f,%.9f\n", ops[o.op], bytes,
+                   o.iters % 2 ? t[o.iters / 2] : (t[o.iters / 2 - 1] + t[o.iters / 2]) / 2,
+                   t[0]);
         }
         free(a);
         free(b);
