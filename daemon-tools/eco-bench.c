@@ -10,6 +10,13 @@
  * the moment the root starts the operation to the moment the root holds an
  * acknowledgement from every other member that it is done; a barrier
  * separates iterations and warm-up iterations are not counted.
+ *
+ * Output: a table (milliseconds), CSV (--csv) or JSON (--json) on
+ * standard output; --usec gives microseconds in the OSU micro-benchmarks'
+ * manner (a "# Size ..." header, then plain numeric columns).
+ * Exit status: 0 success, 1 a collective failed, 2 usage, 3 cannot start
+ * (no virtual machine, tasks not spawned, eco-bench-mpi not found),
+ * 4 cannot write --csv-file.
  */
 #include "config.h"
 #include <errno.h>
@@ -28,7 +35,8 @@
 #define TAG_ACK 0x7e02
 #define TAG_PVMB 0x7e03
 #define TAG_DONE 0x7e04
-#define GROUP "eco-bench"
+#define PROG "eco-bench"
+#define GROUP PROG
 #define MAXP 8
 #define MAXS 64
 
@@ -66,29 +74,51 @@ static double now(void)
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: eco-bench [--op OP] [--sizes LIST] [--patterns LIST] [--root R]\n"
-        "                 [--iters N] [--warmup N] [--tasks N] [--csv]\n"
-        "                 [--topology FILE] [--plot FILE.png|FILE.svg]\n"
-        "Runs inside a PVM virtual machine; spawns one task per host (or --tasks N).\n"
-        "  --op OP          bcast reduce allreduce gather allgather scatter alltoall\n"
-        "                   barrier scan (default bcast)\n"
-        "  --sizes LIST     message sizes in bytes per member, comma separated\n"
-        "                   (default 1000,16000,262144)\n"
-        "  --patterns LIST  eco pvm star binary kary3 chain openmpi (default: all\n"
-        "                   but openmpi)\n"
-        "  --mpirun CMD     how to start eco-bench-mpi for the openmpi pattern\n"
-        "                   (default: mpirun --allow-run-as-root --oversubscribe\n"
-        "                   --mca mpi_yield_when_idle 1 -np N)\n"
-        "  --root R         root rank (default 0, this task)\n"
-        "  --iters N        timed iterations per size and pattern (default 30)\n"
-        "  --warmup N       untimed iterations first (default 3)\n"
-        "  --tasks N        tasks in all, spread over the hosts (default: one per host)\n"
-        "  --csv            print op,bytes,pattern,median_seconds,min_seconds rows\n"
-        "  --csv-file FILE  also write those rows to FILE\n"
-        "  --topology FILE  netbed topology: print the link limit of each size\n"
-        "  --plot FILE      plot time against size with gnuplot (.png or .svg)\n"
-        "  --help, --version\n"
-        "The subnet file is found as eco_init(3) finds it ($ECO_SUBNET_FILE, ~/.eco/subnets).\n");
+        "Usage: " PROG " [OPTION]...\n"
+        "Time one collective operation under ECO's trees, PVM's own calls,\n"
+        "topology-unaware trees and Open MPI, in one run inside a running PVM\n"
+        "virtual machine; spawns one task per host (or --tasks N).\n"
+        "\n"
+        "  -o, --op=OP          bcast reduce allreduce gather allgather scatter\n"
+        "                       alltoall barrier scan (default bcast)\n"
+        "  -s, --sizes=LIST     message sizes in bytes per member, comma separated\n"
+        "                       (default 1000,16000,262144)\n"
+        "  -p, --patterns=LIST  eco pvm star binary kary3 chain openmpi (default: all\n"
+        "                       but openmpi)\n"
+        "  -r, --root=R         root rank (default 0, this task)\n"
+        "  -i, --iters=N        timed iterations per size and pattern (default 30)\n"
+        "  -w, --warmup=N       untimed iterations first (default 3)\n"
+        "  -n, --tasks=N        tasks in all, spread over the hosts (default: one per\n"
+        "                       host)\n"
+        "  -c, --csv            print CSV instead of the table: a header line, then\n"
+        "                       op,bytes,pattern,median_seconds,min_seconds rows\n"
+        "  -j, --json           print JSON instead of the table\n"
+        "  -u, --usec           times in microseconds: the table in the OSU\n"
+        "                       micro-benchmarks' manner (\"# Size\" header, then\n"
+        "                       numeric columns), CSV median_us,min_us, JSON \"us\"\n"
+        "      --csv-file=FILE  also write the CSV rows to FILE\n"
+        "  -t, --topology=FILE  netbed topology: give the link limit of each size\n"
+        "      --plot=FILE      plot time against size with gnuplot (.png or .svg)\n"
+        "      --mpirun=CMD     how to start eco-bench-mpi for the openmpi pattern\n"
+        "                       (default: mpirun --allow-run-as-root --oversubscribe\n"
+        "                       --mca mpi_yield_when_idle 1 -np N)\n"
+        "  -h, --help           show this help and exit\n"
+        "  -V, --version        show the version and exit\n"
+        "\n"
+        "The subnet file is found as eco_init(3) finds it ($ECO_SUBNET_FILE,\n"
+        "~/.eco/subnets).  The run's tasks and root go to standard error with --csv\n"
+        "and --json.\n"
+        "Exit status: 0 success, 1 a collective failed, 2 usage, 3 cannot start\n"
+        "(no virtual machine, tasks not spawned, no eco-bench-mpi), 4 cannot write\n"
+        "--csv-file.  See eco-bench(1).\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, PROG ": ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
+    return 2;
 }
 
 /* ------------------------------------------------------------------ */
@@ -311,14 +341,91 @@ static void print_table(const setup *s, const result *res, const double *limit)
     }
 }
 
-static void print_csv(FILE *out, const setup *s, const result *res)
+/* The table in the OSU micro-benchmarks' manner: '#' lines, then one
+ * row of plain numbers per size, in microseconds; '-' where a pattern
+ * has no such operation. */
+static void print_osu(const setup *s, const result *res, const double *limit, int ntasks)
 {
-    fprintf(out, "op,bytes,pattern,median_seconds,min_seconds\n");
+    printf("# eco-bench %s: completion time in microseconds, median and minimum over %d "
+           "iterations; %d tasks, root %d\n", op_names[s->op], s->iters, ntasks, s->root);
+    printf("%-10s", "# Size");
+    if (limit)
+        printf(" %16s", "link-limit(us)");
+    for (int p = 0; p < s->npat; p++) {
+        char med[40], mn[40];
+        snprintf(med, sizeof med, "%s(us)", pattern_names[s->pat[p]]);
+        snprintf(mn, sizeof mn, "%s-min(us)", pattern_names[s->pat[p]]);
+        printf(" %16s %16s", med, mn);
+    }
+    printf("\n");
+    for (int i = 0; i < s->nsizes; i++) {
+        printf("%-10d", bytes_of(s, i));
+        if (limit)
+            printf(" %16.2f", limit[i] * 1e6);
+        for (int p = 0; p < s->npat; p++)
+            if (isnan(res->median[i][p]))
+                printf(" %16s %16s", "-", "-");
+            else
+                printf(" %16.2f %16.2f", res->median[i][p] * 1e6, res->min[i][p] * 1e6);
+        printf("\n");
+    }
+}
+
+static void print_csv(FILE *out, const setup *s, const result *res, int usec)
+{
+    fprintf(out, "op,bytes,pattern,%s\n",
+            usec ? "median_us,min_us" : "median_seconds,min_seconds");
     for (int i = 0; i < s->nsizes; i++)
         for (int p = 0; p < s->npat; p++)
-            if (!isnan(res->median[i][p]))
-                fprintf(out, "%s,%d,%s,%.9f,%.9f\n", op_names[s->op], bytes_of(s, i),
-                       pattern_names[s->pat[p]], res->median[i][p], res->min[i][p]);
+            if (!isnan(res->median[i][p])) {
+                if (usec)
+                    fprintf(out, "%s,%d,%s,%.3f,%.3f\n", op_names[s->op], bytes_of(s, i),
+                            pattern_names[s->pat[p]], res->median[i][p] * 1e6,
+                            res->min[i][p] * 1e6);
+                else
+                    fprintf(out, "%s,%d,%s,%.9f,%.9f\n", op_names[s->op], bytes_of(s, i),
+                            pattern_names[s->pat[p]], res->median[i][p], res->min[i][p]);
+            }
+}
+
+/* One JSON object: the run, then one result per size and pattern measured
+ * (patterns without the operation are left out, as in the CSV). */
+static void print_json(const setup *s, const result *res, const double *limit, int ntasks,
+                       int usec)
+{
+    double k = usec ? 1e6 : 1;
+    const char *fmt = usec ? "%.3f" : "%.9f";
+    int first = 1;
+
+    printf("{\"op\": \"%s\", \"tasks\": %d, \"root\": %d, \"iterations\": %d, "
+           "\"warmup\": %d, \"unit\": \"%s\",\n \"patterns\": [",
+           op_names[s->op], ntasks, s->root, s->iters, s->warmup, usec ? "us" : "s");
+    for (int p = 0; p < s->npat; p++)
+        printf("%s\"%s\"", p ? ", " : "", pattern_names[s->pat[p]]);
+    printf("],\n \"results\": [");
+    for (int i = 0; i < s->nsizes; i++)
+        for (int p = 0; p < s->npat; p++) {
+            if (isnan(res->median[i][p]))
+                continue;
+            printf("%s\n  {\"bytes\": %d, \"pattern\": \"%s\", \"median\": ",
+                   first ? "" : ",", bytes_of(s, i), pattern_names[s->pat[p]]);
+            printf(fmt, res->median[i][p] * k);
+            printf(", \"min\": ");
+            printf(fmt, res->min[i][p] * k);
+            printf("}");
+            first = 0;
+        }
+    printf("\n ]");
+    if (limit) {
+        printf(",\n \"link_limit\": [");
+        for (int i = 0; i < s->nsizes; i++) {
+            printf("%s{\"bytes\": %d, \"time\": ", i ? ", " : "", bytes_of(s, i));
+            printf(fmt, limit[i] * k);
+            printf("}");
+        }
+        printf("]");
+    }
+    printf("\n}\n");
 }
 
 static int plot(const setup *s, const result *res, const char *file)
@@ -355,11 +462,29 @@ static int plot(const setup *s, const result *res, const char *file)
     return rc == 0 ? 0 : -1;
 }
 
-/* Run eco-bench-mpi under mpirun and put its medians in the openmpi column. */
+/* Where eco-bench-mpi is: beside this program (the build tree), else in
+ * pkglibexecdir (installed); 0, or -1. */
+static int find_mpi_helper(char *path, size_t size)
+{
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+
+    if (len > 0) {
+        self[len] = '\0';
+        *strrchr(self, '/') = '\0';
+        snprintf(path, size, "%s/eco-bench-mpi", self);
+        if (access(path, X_OK) == 0)
+            return 0;
+    }
+    snprintf(path, size, "%s/eco-bench-mpi", ECO_PKGLIBEXECDIR);
+    return access(path, X_OK) == 0 ? 0 : -1;
+}
+
+/* Run eco-bench-mpi under mpirun and put its medians in the openmpi column:
+ * 0, -1 (the run failed) or -3 (no eco-bench-mpi). */
 static int run_openmpi(const setup *s, int n, const char *mpirun, result *res)
 {
-    char self[4096], cmd[8192], sizes[1024] = "", line[256];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    char helper[4200], cmd[8192], sizes[1024] = "", line[256];
     int col = -1, got = 0;
     FILE *p;
 
@@ -368,10 +493,12 @@ static int run_openmpi(const setup *s, int n, const char *mpirun, result *res)
             col = q;
     if (col < 0)
         return 0;
-    if (len <= 0)
-        return -1;
-    self[len] = '\0';
-    *strrchr(self, '/') = '\0';
+    if (find_mpi_helper(helper, sizeof helper) != 0) {
+        fprintf(stderr, PROG ": openmpi: no eco-bench-mpi beside " PROG " nor in %s "
+                "(build with Open MPI: apt-get install libopenmpi-dev openmpi-bin)\n",
+                ECO_PKGLIBEXECDIR);
+        return -3;
+    }
     for (int i = 0; i < s->nsizes; i++)
         snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%d", i ? "," : "",
                  s->sizes[i]);
@@ -380,8 +507,8 @@ static int run_openmpi(const setup *s, int n, const char *mpirun, result *res)
     else
         snprintf(cmd, sizeof cmd, "mpirun --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 -np %d", n);
     snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd),
-             " %s/eco-bench-mpi --op %s --sizes %s --root %d --iters %d --warmup %d",
-             self, op_names[s->op], sizes, s->root, s->iters, s->warmup);
+             " %s --op %s --sizes %s --root %d --iters %d --warmup %d",
+             helper, op_names[s->op], sizes, s->root, s->iters, s->warmup);
     if (!(p = popen(cmd, "r")))
         return -1;
     while (fgets(line, sizeof line, p)) {
@@ -522,67 +649,154 @@ static int worker(void)
 /* Options                                                             */
 /* ------------------------------------------------------------------ */
 
+/* Names of ARG (comma separated) as indexes into NAMES: their count, or -1
+ * (an unknown name, too many or none). */
 static int parse_list(const char *arg, const char *const *names, int nnames, int *out, int max)
 {
     char *copy = strdup(arg), *save = NULL, *tok;
     int k = 0;
 
+    if (!copy)
+        return -1;
     for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int found = -1;
         for (int i = 0; i < nnames; i++)
             if (strcmp(tok, names[i]) == 0)
                 found = i;
         if (found < 0 || k == max) {
-            fprintf(stderr, "eco-bench: unknown or too many: '%s'\n", tok);
             free(copy);
             return -1;
         }
         out[k++] = found;
     }
     free(copy);
-    return k;
+    return k > 0 ? k : -1;
+}
+
+/* A whole decimal number in [lo, hi], or -1. */
+static long number(const char *arg, long lo, long hi)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+
+    return (end == arg || *end || v < lo || v > hi) ? -1 : v;
 }
 
 static int parse_sizes(const char *arg, int *out)
 {
-    char *copy = strdup(arg), *save = NULL, *tok, *end;
+    char *copy = strdup(arg), *save = NULL, *tok;
     int k = 0;
 
+    if (!copy)
+        return -1;
     for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        long v = strtol(tok, &end, 10);
-        if (*end || v < 0 || v > (1L << 28) || k == MAXS) {
-            fprintf(stderr, "eco-bench: bad size '%s'\n", tok);
+        long v = number(tok, 0, 1L << 28);
+        if (v < 0 || k == MAXS) {
             free(copy);
             return -1;
         }
         out[k++] = (int)v;
     }
     free(copy);
-    return k;
+    return k > 0 ? k : -1;
 }
 
 /* The link limit of each size from a netbed topology (see below). */
 static int eco_bench_link_limit(const char *topology, const setup *s, double *limit);
 
-int main(int argc, char **argv)
+typedef struct options {
+    int want, csv, json, usec;
+    const char *topology, *plotfile, *mpirun, *csvfile;
+} options;
+
+/* argv into s and o: -1 to go on, else an exit status. */
+static int parse_args(int argc, char **argv, setup *s, options *o)
 {
     static const struct option opts[] = {
         { "op", required_argument, NULL, 'o' }, { "sizes", required_argument, NULL, 's' },
         { "patterns", required_argument, NULL, 'p' }, { "root", required_argument, NULL, 'r' },
         { "iters", required_argument, NULL, 'i' }, { "warmup", required_argument, NULL, 'w' },
         { "tasks", required_argument, NULL, 'n' }, { "csv", no_argument, NULL, 'c' },
+        { "json", no_argument, NULL, 'j' }, { "usec", no_argument, NULL, 'u' },
         { "topology", required_argument, NULL, 't' }, { "plot", required_argument, NULL, 'P' },
         { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
         { "worker", no_argument, NULL, 'W' }, { "mpirun", required_argument, NULL, 'M' },
         { "csv-file", required_argument, NULL, 'F' },
         { NULL, 0, NULL, 0 }
     };
+    int c, op;
+    long v;
+
+    opterr = 0;   /* our own messages, one line and a hint */
+    while ((c = getopt_long(argc, argv, ":o:s:p:r:i:w:n:cjut:hV", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            if (parse_list(optarg, op_names, NOPS, &op, 1) != 1)
+                return usage_error("unknown operation '%s'", optarg);
+            s->op = op;
+            break;
+        case 's':
+            if ((s->nsizes = parse_sizes(optarg, s->sizes)) < 0)
+                return usage_error("bad size list '%s' (at most 64 sizes, 0..268435456)",
+                                   optarg);
+            break;
+        case 'p':
+            if ((s->npat = parse_list(optarg, pattern_names, NPATTERNS, s->pat, MAXP)) < 0)
+                return usage_error("bad pattern list '%s'", optarg);
+            break;
+        case 'r':
+            if ((v = number(optarg, 0, 1 << 20)) < 0)
+                return usage_error("bad root '%s'", optarg);
+            s->root = (int)v;
+            break;
+        case 'i':
+            if ((v = number(optarg, 1, 1 << 24)) < 0)
+                return usage_error("bad iteration count '%s'", optarg);
+            s->iters = (int)v;
+            break;
+        case 'w':
+            if ((v = number(optarg, 0, 1 << 24)) < 0)
+                return usage_error("bad warm-up count '%s'", optarg);
+            s->warmup = (int)v;
+            break;
+        case 'n':
+            if ((v = number(optarg, 1, 1 << 20)) < 0)
+                return usage_error("bad task count '%s'", optarg);
+            o->want = (int)v;
+            break;
+        case 'c': o->csv = 1; break;
+        case 'j': o->json = 1; break;
+        case 'u': o->usec = 1; break;
+        case 't': o->topology = optarg; break;
+        case 'P': o->plotfile = optarg; break;
+        case 'M': o->mpirun = optarg; break;
+        case 'F': o->csvfile = optarg; break;
+        case 'h': usage(stdout); return 0;
+        case 'V': printf(PROG " (libeco) " PACKAGE_VERSION "\n"); return 0;
+        case 'W': return worker();
+        case ':':
+            return usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default:
+            return usage_error("unrecognized option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    if (o->csv && o->json)
+        return usage_error("%s", "give at most one of --csv and --json");
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
     bench B;
     setup *s = &B.s;
-    int c, csv = 0, want = 0, ok = 1;
-    const char *topology = NULL, *plotfile = NULL, *mpirun = NULL, *csvfile = NULL;
+    options o;
+    char helper[4200];
+    int rc;
 
     memset(&B, 0, sizeof B);
+    memset(&o, 0, sizeof o);
     s->op = OP_BCAST;
     s->iters = 30;
     s->warmup = 3;
@@ -590,41 +804,31 @@ int main(int argc, char **argv)
     for (int p = 0; p < NPATTERNS; p++)
         if (p != PAT_OPENMPI)
             s->pat[s->npat++] = p;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        int op;
-        switch (c) {
-        case 'o': ok &= parse_list(optarg, op_names, NOPS, &op, 1) == 1; s->op = op; break;
-        case 's': ok &= (s->nsizes = parse_sizes(optarg, s->sizes)) > 0; break;
-        case 'p': ok &= (s->npat = parse_list(optarg, pattern_names, NPATTERNS, s->pat, MAXP)) > 0; break;
-        case 'r': s->root = atoi(optarg); break;
-        case 'i': ok &= (s->iters = atoi(optarg)) > 0; break;
-        case 'w': ok &= (s->warmup = atoi(optarg)) >= 0; break;
-        case 'n': ok &= (want = atoi(optarg)) > 0; break;
-        case 'c': csv = 1; break;
-        case 't': topology = optarg; break;
-        case 'P': plotfile = optarg; break;
-        case 'M': mpirun = optarg; break;
-        case 'F': csvfile = optarg; break;
-        case 'h': usage(stdout); return 0;
-        case 'V': printf("eco-bench (libeco) " PACKAGE_VERSION "\n"); return 0;
-        case 'W': return worker();
-        default: usage(stderr); return 2;
+    if ((rc = parse_args(argc, argv, s, &o)) >= 0)
+        return rc;
+    for (int p = 0; p < s->npat; p++)
+        if (s->pat[p] == PAT_OPENMPI && find_mpi_helper(helper, sizeof helper) != 0) {
+            fprintf(stderr, PROG ": openmpi: no eco-bench-mpi beside " PROG " nor in %s "
+                    "(build libeco with Open MPI: apt-get install libopenmpi-dev openmpi-bin)\n",
+                    ECO_PKGLIBEXECDIR);
+            return 3;
         }
-    }
-    if (!ok || optind != argc) {
-        usage(stderr);
-        return 2;
-    }
     if (pvm_mytid() < 0) {
-        fprintf(stderr, "eco-bench: no PVM virtual machine (start one with pvmd or pvm)\n");
-        return 1;
+        fprintf(stderr, PROG ": no PVM virtual machine (start one with pvmd or pvm)\n");
+        return 3;
     }
-    B.n = start_tasks(want, &B.tids);
-    if (B.n < 1)
-        return 1;
-    if (s->root < 0 || s->root >= B.n) {
-        fprintf(stderr, "eco-bench: root %d out of range 0..%d\n", s->root, B.n - 1);
+    B.n = start_tasks(o.want, &B.tids);
+    if (B.n < 1) {
+        pvm_exit();
+        return 3;
+    }
+    if (s->root >= B.n) {
+        fprintf(stderr, PROG ": root %d out of range 0..%d\n", s->root, B.n - 1);
+        fprintf(stderr, "Try '" PROG " --help' for more information.\n");
+        for (int i = 1; i < B.n; i++)
+            pvm_kill(B.tids[i]);
         bench_free(&B);
+        pvm_exit();
         return 2;
     }
     pvm_initsend(PvmDataDefault);
@@ -634,7 +838,7 @@ int main(int argc, char **argv)
     if (B.n > 1)
         pvm_mcast(B.tids + 1, B.n - 1, TAG_SETUP);
     result res;
-    int rc = prepare(&B) == 0 ? measure(&B, &res) : -1;
+    rc = prepare(&B) == 0 ? measure(&B, &res) : -1;
     for (int i = 1; i < B.n; i++) {
         int wrc = -1;
         struct timeval tv = { 60, 0 };
@@ -643,41 +847,59 @@ int main(int argc, char **argv)
         rc |= wrc;
     }
     if (rc != 0) {
-        fprintf(stderr, "eco-bench: a collective failed\n");
+        fprintf(stderr, PROG ": a collective failed\n");
         bench_free(&B);
+        pvm_exit();
         return 1;
     }
-    if (run_openmpi(s, B.n, mpirun, &res) != 0) {
+    if ((rc = run_openmpi(s, B.n, o.mpirun, &res)) != 0) {
         bench_free(&B);
-        return 1;
+        pvm_exit();
+        return rc == -3 ? 3 : 1;
     }
     double limit[MAXS], *lp = NULL;
-    if (topology) {
-        if (eco_bench_link_limit(topology, s, limit) != 0)
-            fprintf(stderr, "eco-bench: cannot compute link limits from %s\n", topology);
+    if (o.topology) {
+        if (eco_bench_link_limit(o.topology, s, limit) != 0)
+            fprintf(stderr, PROG ": cannot compute link limits from %s\n", o.topology);
         else
             lp = limit;
     }
-    printf("# eco-bench: %d tasks, root %d\n", B.n, s->root);
-    if (csv)
-        print_csv(stdout, s, &res);
-    else
+    /* Standard output holds only the format asked for. */
+    if (o.csv || o.json)
+        fprintf(stderr, "# " PROG ": %d tasks, root %d\n", B.n, s->root);
+    if (o.csv)
+        print_csv(stdout, s, &res, o.usec);
+    else if (o.json)
+        print_json(s, &res, lp, B.n, o.usec);
+    else if (o.usec)
+        print_osu(s, &res, lp, B.n);
+    else {
+        printf("# " PROG ": %d tasks, root %d\n", B.n, s->root);
         print_table(s, &res, lp);
-    if (csvfile) {
-        FILE *f = fopen(csvfile, "w");
+    }
+    rc = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, PROG ": cannot write standard output: %s\n", strerror(errno));
+        rc = 4;
+    }
+    if (o.csvfile) {
+        FILE *f = fopen(o.csvfile, "w");
         if (f) {
-            print_csv(f, s, &res);
-            fclose(f);
-        } else {
-            fprintf(stderr, "eco-bench: cannot write %s: %s\n", csvfile, strerror(errno));
+            print_csv(f, s, &res, o.usec);
+            if (fclose(f) != 0)
+                f = NULL;
+        }
+        if (!f) {
+            fprintf(stderr, PROG ": cannot write %s: %s\n", o.csvfile, strerror(errno));
+            rc = 4;
         }
     }
-    if (plotfile && plot(s, &res, plotfile) != 0)
-        fprintf(stderr, "eco-bench: gnuplot failed (apt-get install gnuplot-nox)\n");
+    if (o.plotfile && plot(s, &res, o.plotfile) != 0)
+        fprintf(stderr, PROG ": gnuplot failed (apt-get install gnuplot-nox)\n");
     eco_finalize(B.ctx);
     bench_free(&B);
     pvm_exit();
-    return 0;
+    return rc;
 }
 
 /* ------------------------------------------------------------------ */
