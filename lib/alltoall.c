@@ -32,6 +32,7 @@ static int alltoall_run(eco_ctx *ctx, const char *sendbuf, char *recvbuf,
 int eco_alltoall(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                  int datatype)
 {
+    ecoi_plan plan;
     int rc = ecoi_check_rooted(ctx, sendbuf, count, datatype, 0, 0);
 
     if (rc != ECO_OK)
@@ -42,6 +43,9 @@ int eco_alltoall(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         return rc;
     if (count == 0)
         return ecoi_end(ctx, ecoi_empty(ctx));
-    rc = alltoall_run(ctx, sendbuf, recvbuf, (size_t)count, datatype);
+    /* one candidate today: the choice is still made, to be printed */
+    rc = ecoi_select(ctx, ECOI_C_ALLTOALL, 0, (size_t)count * ecoi_type_size(datatype), &plan);
+    if (rc == ECO_OK)
+        rc = alltoall_run(ctx, sendbuf, recvbuf, (size_t)count, datatype);
     return ecoi_end(ctx, rc);
 }

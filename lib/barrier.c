@@ -16,16 +16,19 @@ int eco_barrier(eco_ctx *ctx)
     return ecoi_end(ctx, ecoi_empty(ctx));
 }
 
-/* Empty messages up rank 0's tree and down again.  Stars inside subnets:
- * the fewest hops for empty messages. */
+/* Empty messages up rank 0's tree and down again, the tree select.c
+ * chooses (stars inside subnets: the fewest hops for empty messages). */
 int ecoi_empty(eco_ctx *c)
 {
     const eco_tree *t = NULL;
-    int rc = ecoi_ctx_tree_flat(c, 0, &t);
+    ecoi_plan plan;
+    int rc = ecoi_select(c, ECOI_C_BARRIER, 0, 0, &plan);
 
+    if (rc == ECO_OK)
+        rc = ecoi_ctx_shape(c, 0, plan.shape, &t);
     if (rc == ECO_OK)
         rc = ecoi_tree_gather(c, t, ecoi_next_tag(c), NULL, NULL, 0, PVM_BYTE);
     if (rc == ECO_OK)
-        rc = ecoi_tree_bcast(c, t, ecoi_next_tag(c), NULL, 0, PVM_BYTE);
+        rc = ecoi_tree_bcast(c, t, ecoi_next_tag(c), NULL, 0, PVM_BYTE, 0);
     return rc;
 }

@@ -11,16 +11,17 @@
 #include "eco_coll.h"
 
 int ecoi_tree_bcast(eco_ctx *c, const eco_tree *t, int tag, void *buf,
-                    size_t count, int datatype)
+                    size_t count, int datatype, size_t step)
 {
     const int me = c->rank, parent = t->parent[me];
     const int *kids = &t->child[t->child_off[me]];
     const int nkids = t->child_off[me + 1] - t->child_off[me];
     const size_t size = ecoi_type_size(datatype);
-    const size_t step = ecoi_segment_elems(c, count, size);
     size_t off = 0;
     int rc = ECO_OK;
 
+    if (step == 0 || step > count)
+        step = count;
     /* One pass even for count 0: barrier sends empty messages. */
     do {
         size_t len = count - off < step ? count - off : step;
@@ -55,6 +56,8 @@ int ecoi_check_rooted(const eco_ctx *ctx, const void *buf, int count,
 int eco_bcast(eco_ctx *ctx, void *buf, int count, int datatype, int root)
 {
     const eco_tree *t = NULL;
+    const size_t size = ecoi_type_size(datatype);
+    ecoi_plan plan;
     int rc = ecoi_check_rooted(ctx, buf, count, datatype, root, 0);
 
     if (rc != ECO_OK)
@@ -63,8 +66,11 @@ int eco_bcast(eco_ctx *ctx, void *buf, int count, int datatype, int root)
         return rc;
     if (count == 0)
         return ecoi_end(ctx, ecoi_empty(ctx));
-    rc = ecoi_ctx_tree_for(ctx, root, (size_t)count * ecoi_type_size(datatype), &t);
+    rc = ecoi_select(ctx, ECOI_C_BCAST, root, (size_t)count * size, &plan);
     if (rc == ECO_OK)
-        rc = ecoi_tree_bcast(ctx, t, ecoi_next_tag(ctx), buf, (size_t)count, datatype);
+        rc = ecoi_ctx_shape(ctx, root, plan.shape, &t);
+    if (rc == ECO_OK)
+        rc = ecoi_tree_bcast(ctx, t, ecoi_next_tag(ctx), buf, (size_t)count, datatype,
+                             ecoi_plan_elems(&plan, (size_t)count, size));
     return ecoi_end(ctx, rc);
 }

@@ -6,13 +6,6 @@
 #include <string.h>
 #include "eco_coll.h"
 
-/* Segments between these bounds, about an eighth of the message: enough
- * segments to pipeline across a few subnet hops, few enough that PVM's
- * per-message cost stays small. */
-#define ECOI_SEGMENT_MIN 4096
-#define ECOI_SEGMENT_MAX 65536
-#define ECOI_DEFAULT_LARGE 512
-
 static long env_bytes(const char *name, long dflt)
 {
     const char *s = getenv(name);
@@ -32,35 +25,38 @@ long ecoi_segment_from_env(void)
     return env_bytes("ECO_SEGMENT_SIZE", -1);
 }
 
-long ecoi_large_from_env(void)
+/* Trees of one shape, per root, built on first use. */
+struct ecoi_shape_cache {
+    ecoi_shape shape;
+    eco_tree **trees;   /* [n] */
+    struct ecoi_shape_cache *next;
+};
+
+static void shapes_free(eco_ctx *c)
 {
-    return env_bytes("ECO_CHAIN_BYTES", ECOI_DEFAULT_LARGE);
+    while (c->shapes) {
+        struct ecoi_shape_cache *s = c->shapes;
+        c->shapes = s->next;
+        for (int r = 0; r < c->n; r++)
+            eco_tree_free(&s->trees[r]);
+        free(s->trees);
+        free(s);
+    }
 }
 
-size_t ecoi_segment_for(const eco_ctx *c, size_t bytes)
+/* Forget every choice made (the pattern or a forced algorithm changed). */
+static void plans_reset(eco_ctx *c)
 {
-    size_t seg = bytes / 8;
-
-    if (!c->segment_auto)
-        return c->segment;
-    return seg < ECOI_SEGMENT_MIN ? ECOI_SEGMENT_MIN
-         : seg > ECOI_SEGMENT_MAX ? ECOI_SEGMENT_MAX : seg;
-}
-
-size_t ecoi_segment_elems(const eco_ctx *c, size_t count, size_t size)
-{
-    size_t seg = ecoi_segment_for(c, count * size), e;
-
-    if (seg == 0 || count == 0)
-        return count ? count : 1;
-    e = seg / size;
-    return e == 0 ? 1 : e > count ? count : e;
+    for (int k = 0; k < ECOI_NCOLL; k++)
+        for (int z = 0; z < ECOI_SIZE_CLASSES; z++)
+            c->plans[k][z].algorithm = -1;
 }
 
 int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,
                     ecoi_transport *tp, eco_ctx **out)
 {
     eco_ctx *c;
+    const char *spec = getenv("ECO_ALGORITHM");
 
     if (n < 1 || rank < 0 || rank >= n || !member_host || !tp || !out)
         return ECO_ERR_ARG;
@@ -73,18 +69,16 @@ int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,
     c->tp = tp;
     c->segment_auto = ecoi_segment_from_env() < 0;
     c->segment = c->segment_auto ? 0 : (size_t)ecoi_segment_from_env();
-    c->large = (size_t)ecoi_large_from_env();
+    /* A bad $ECO_ALGORITHM is eco_init's error (init.c); here it forces
+     * nothing. */
+    if (ecoi_parse_forced(spec, c->forced, NULL, 0) != ECO_OK)
+        ecoi_parse_forced(NULL, c->forced, NULL, 0);
+    plans_reset(c);
     c->member_host = malloc((size_t)n * sizeof *c->member_host);
-    for (int v = 0; v < 6; v++)
-        c->shapes[v] = calloc((size_t)n, sizeof *c->shapes[v]);
-    for (int v = 0; v < 6; v++)
-        if (!c->shapes[v] || !c->member_host) {
-            for (int w = 0; w < 6; w++)
-                free(c->shapes[w]);
-            free(c->member_host);
-            free(c);
-            return ECO_ERR_NOMEM;
-        }
+    if (!c->member_host) {
+        free(c);
+        return ECO_ERR_NOMEM;
+    }
     memcpy(c->member_host, member_host, (size_t)n * sizeof *member_host);
     *out = c;
     return ECO_OK;
@@ -94,11 +88,7 @@ void ecoi_ctx_destroy(eco_ctx *c)
 {
     if (!c)
         return;
-    for (int v = 0; v < 6; v++) {
-        for (int r = 0; r < c->n; r++)
-            eco_tree_free(&c->shapes[v][r]);
-        free(c->shapes[v]);
-    }
+    shapes_free(c);
     free(c->member_host);
     free(c->ring);
     eco_map_free(c->map);
@@ -107,38 +97,36 @@ void ecoi_ctx_destroy(eco_ctx *c)
     free(c);
 }
 
-int ecoi_ctx_shape(eco_ctx *c, int root, int chain, int kmode, const eco_tree **tree)
+int ecoi_ctx_shape(eco_ctx *c, int root, ecoi_shape shape, const eco_tree **tree)
 {
-    int v = c->pattern_k ? 0 : chain * 3 + kmode;
-    eco_tree **slot = &c->shapes[v][root];
+    struct ecoi_shape_cache *s;
+    eco_tree **slot;
 
+    if (c->pattern_k)   /* one k-ary tree whatever the shape */
+        shape = (ecoi_shape){ 0, 0, 0 };
+    for (s = c->shapes; s && !ecoi_shape_equal(s->shape, shape); s = s->next)
+        ;
+    if (!s) {
+        if (!(s = calloc(1, sizeof *s)))
+            return ECO_ERR_NOMEM;
+        if (!(s->trees = calloc((size_t)c->n, sizeof *s->trees))) {
+            free(s);
+            return ECO_ERR_NOMEM;
+        }
+        s->shape = shape;
+        s->next = c->shapes;
+        c->shapes = s;
+    }
+    slot = &s->trees[root];
     if (!*slot) {
         int rc = c->pattern_k
             ? ecoi_tree_kary(c->n, root, c->pattern_k, slot)
-            : ecoi_tree_build_shape(c->map, c->n, c->member_host, root, chain, kmode, slot);
+            : ecoi_tree_build_shape(c->map, c->n, c->member_host, root, shape, slot);
         if (rc != ECO_OK)
             return rc;
     }
     *tree = *slot;
     return ECO_OK;
-}
-
-int ecoi_ctx_tree(eco_ctx *c, int root, const eco_tree **tree)
-{
-    return ecoi_ctx_shape(c, root, 0, ECOI_K_FILE, tree);
-}
-
-int ecoi_ctx_tree_for(eco_ctx *c, int root, size_t bytes, const eco_tree **tree)
-{
-    int chain = c->large && bytes >= c->large && c->map && c->map->nsubnets >= 3;
-
-    return ecoi_ctx_shape(c, root, chain,
-                          bytes < ECOI_SMALL_BYTES ? ECOI_K_ATLEAST2 : ECOI_K_FILE, tree);
-}
-
-int ecoi_ctx_tree_flat(eco_ctx *c, int root, const eco_tree **tree)
-{
-    return ecoi_ctx_shape(c, root, 0, ECOI_K_FLAT, tree);
 }
 
 int ecoi_ctx_ring(eco_ctx *c, const int **ring)
@@ -219,6 +207,17 @@ int eco_set_pattern(eco_ctx *ctx, const char *name)
 
     if (!ctx || !name)
         return ECO_ERR_ARG;
+    /* OP=ALGORITHM[,OP=ALGORITHM...]: force algorithms by name. */
+    if (strchr(name, '=')) {
+        int forced[ECOI_NCOLL];
+        if (ecoi_parse_forced(name, forced, NULL, 0) != ECO_OK)
+            return ECO_ERR_ARG;
+        for (int op = 0; op < ECOI_NCOLL; op++)
+            if (forced[op] >= 0)
+                ctx->forced[op] = forced[op];
+        plans_reset(ctx);
+        return ECO_OK;
+    }
     for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++)
         if (strcmp(name, patterns[i].name) == 0)
             k = patterns[i].k;
@@ -227,10 +226,9 @@ int eco_set_pattern(eco_ctx *ctx, const char *name)
     if (k == -1)                      /* star: the root sends to everybody */
         k = ctx->n > 1 ? ctx->n - 1 : 1;
     if (k != ctx->pattern_k)
-        for (int v = 0; v < 6; v++)
-            for (int r = 0; r < ctx->n; r++)
-                eco_tree_free(&ctx->shapes[v][r]);
+        shapes_free(ctx);
     ctx->pattern_k = k;
+    plans_reset(ctx);
     return ECO_OK;
 }
 

@@ -86,6 +86,89 @@ struct ecoi_transport {
 };
 
 /* ------------------------------------------------------------------ */
+/* Algorithms and their selection (select.c)                           */
+/* ------------------------------------------------------------------ */
+
+/* The collectives, as the selection knows them. */
+enum {
+    ECOI_C_BCAST, ECOI_C_REDUCE, ECOI_C_ALLREDUCE, ECOI_C_GATHER, ECOI_C_ALLGATHER,
+    ECOI_C_SCATTER, ECOI_C_ALLTOALL, ECOI_C_SCAN, ECOI_C_BARRIER, ECOI_NCOLL
+};
+/* How an algorithm runs. */
+enum {
+    ECOI_RUN_TREE,    /* walks a tree of the given shape (the rooted ones) */
+    ECOI_RUN_RSAG,    /* reduce-to-all: subnet trees, then reduce-scatter and
+                       * gather-to-all among the subnets' leaders */
+    ECOI_RUN_RING,    /* gather-to-all around eco_ring's ring */
+    ECOI_RUN_CHAIN,   /* scan down a pipelined chain of ranks */
+    ECOI_RUN_DIRECT   /* all-to-all, pairwise */
+};
+
+/* A tree's shape, level by level: among subnets, ECO's tree or a chain;
+ * the degree k among a subnet's hosts and among a host's tasks (0: the
+ * subnet file's k; ECOI_K_STAR: a star). */
+enum { ECOI_AMONG_TREE = 0, ECOI_AMONG_CHAIN = 1 };
+#define ECOI_K_STAR 65536
+typedef struct ecoi_shape {
+    int subnets;
+    int khosts;
+    int ktasks;
+} ecoi_shape;
+static inline int ecoi_shape_equal(ecoi_shape a, ecoi_shape b)
+{
+    return a.subnets == b.subnets && a.khosts == b.khosts && a.ktasks == b.ktasks;
+}
+
+typedef struct ecoi_algorithm {
+    const char *name;
+    int coll;          /* ECOI_C_* */
+    int run;           /* ECOI_RUN_* */
+    ecoi_shape shape;  /* of its tree(s) */
+} ecoi_algorithm;
+
+/* What a call runs: decided by ecoi_select, the same in every member. */
+typedef struct ecoi_plan {
+    int algorithm;     /* index in the table; -1: not chosen yet */
+    int run;
+    ecoi_shape shape;
+    size_t segment;    /* pipelining segment in bytes, 0: none */
+    double seconds;    /* the predicted time */
+    int root, pattern_k;  /* what it was chosen for */
+} ecoi_plan;
+#define ECOI_SIZE_CLASSES 40   /* powers of two of bytes */
+
+typedef struct ecoi_prediction {
+    int algorithm;
+    size_t segment;
+    double seconds;
+} ecoi_prediction;
+
+const char *ecoi_coll_name(int coll);
+int ecoi_coll_from_name(const char *name);   /* -1 when unknown */
+const ecoi_algorithm *ecoi_algorithm_at(int i);  /* NULL past the table */
+/* The table's index of coll's algorithm name[0..len-1], or -1. */
+int ecoi_algorithm_find(int coll, const char *name, size_t len);
+/* "OP=NAME,OP=NAME": forced[coll] = index, -1 for the others. */
+int ecoi_parse_forced(const char *spec, int *forced, char *err, size_t errlen);
+
+/* The model of a map without a measured one: the defaults of select.c
+ * with the file's costs; release with ecoi_model_release. */
+int ecoi_model_default(const eco_map *m, ecoi_model *out);
+void ecoi_model_release(ecoi_model *model);
+
+/* Predict every candidate of coll for n members on map (model NULL: the
+ * defaults), root (ECO_ALL: 0's trees), bytes per member, segment >= 0 a
+ * forced one.  ctx, when not NULL, lends its trees and pattern.  Returns
+ * the number of predictions written (at most max), or an error. */
+int ecoi_predict(const eco_map *map, const ecoi_model *model, int n, const int *member_host,
+                 eco_ctx *ctx, int coll, int root, size_t bytes, long segment,
+                 ecoi_prediction *out, int max);
+/* The plan for a call: the least predicted time (or the forced one). */
+int ecoi_select(eco_ctx *c, int coll, int root, size_t bytes, ecoi_plan *plan);
+/* The plan's segment in elements of `size` bytes: 1 to count. */
+size_t ecoi_plan_elems(const ecoi_plan *plan, size_t count, size_t size);
+
+/* ------------------------------------------------------------------ */
 /* The context                                                         */
 /* ------------------------------------------------------------------ */
 struct eco_ctx {
@@ -93,16 +176,17 @@ struct eco_ctx {
     int rank;              /* this member */
     eco_map *map;          /* the member hosts only (identical in all members) */
     int *member_host;      /* [n] index into map */
-    eco_tree **shapes[6];  /* [shape][n] per-root trees, built on first use;
-                            * shape = chain * 3 + kmode (ecoi_ctx_shape) */
+    struct ecoi_shape_cache *shapes; /* trees per shape and root, built on
+                            * first use (ecoi_ctx_shape) */
     ecoi_transport *tp;
     unsigned seq;          /* the next tag's number */
     unsigned calls;        /* collectives started: gives each its tags */
     int broken;            /* 0, or the error every later call returns */
-    size_t segment;        /* pipelining segment in bytes (0: none) */
-    int segment_auto;      /* segment from the message size instead */
-    size_t large;          /* from this many bytes on, bcast and reduce
-                            * chain the subnets (0: never) */
+    size_t segment;        /* a forced pipelining segment in bytes (0: none) */
+    int segment_auto;      /* 1: the model picks the segment (select.c) */
+    int no_segments;       /* 1 during a call that must not cut its vector */
+    int forced[ECOI_NCOLL];/* an algorithm forced by name, or -1 */
+    ecoi_plan plans[ECOI_NCOLL][ECOI_SIZE_CLASSES]; /* choices made */
     int pattern_k;         /* 0: ECO's trees; else a k-ary tree over ranks */
     int *ring;             /* [n] eco_ring's order, made on first use */
 };
@@ -129,36 +213,23 @@ static inline int ecoi_tag_diff(int a, int b)
 }
 
 /* The pipelining segment in bytes from $ECO_SEGMENT_SIZE, or -1 (when
- * unset): chosen per message by ecoi_segment_for. */
+ * unset): chosen per call by the model (select.c). */
 long ecoi_segment_from_env(void);
-/* From how many bytes on subnets are chained: $ECO_CHAIN_BYTES or 512. */
-long ecoi_large_from_env(void);
-/* The segment for a message of `bytes` bytes (the same at every member). */
-size_t ecoi_segment_for(const eco_ctx *c, size_t bytes);
-/* The same in elements of `size` bytes: 1 to count (1 when count is 0). */
-size_t ecoi_segment_elems(const eco_ctx *c, size_t count, size_t size);
-/* Degree inside subnets and hosts (see ecoi_tree_build_shape). */
-enum { ECOI_K_FILE = 0, ECOI_K_ATLEAST2 = 1, ECOI_K_FLAT = 2 };
-/* Below this many bytes broadcasts and reductions use k >= 2 inside
- * subnets (a chain's depth costs more than it saves). */
-#define ECOI_SMALL_BYTES 4096
 int ecoi_tree_build_shape(const eco_map *map, int n, const int *member_host,
-                          int root, int chain, int kmode, eco_tree **tree);
-/* A tree variant for a root, built on first use and cached. */
-int ecoi_ctx_shape(eco_ctx *c, int root, int chain, int kmode, const eco_tree **tree);
-/* The tree for a broadcast or reduction of `bytes` bytes per member: the
- * subnets chained from c->large bytes on (three subnets or more), k at
- * least 2 below ECOI_SMALL_BYTES. */
-int ecoi_ctx_tree_for(eco_ctx *c, int root, size_t bytes, const eco_tree **tree);
-/* The tree for gather and scatter: stars inside subnets and hosts. */
-int ecoi_ctx_tree_flat(eco_ctx *c, int root, const eco_tree **tree);
+                          int root, ecoi_shape shape, eco_tree **tree);
+/* A tree of some shape for a root, built on first use and cached (the
+ * comparison patterns' k-ary tree whatever the shape). */
+int ecoi_ctx_shape(eco_ctx *c, int root, ecoi_shape shape, const eco_tree **tree);
+/* The tree made of t's edges inside subnets only: one tree per subnet,
+ * rooted at the member t enters the subnet by (order: t's preorder). */
+int ecoi_tree_cut_subnets(const eco_tree *t, eco_tree **forest);
+/* eco_ring's order for n members on map. */
+int ecoi_ring_order(const eco_map *map, int n, const int *member_host, int *order);
 
 /* Make a context over an agreed map; takes ownership of map and tp. */
 int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,
                     ecoi_transport *tp, eco_ctx **out);
 void ecoi_ctx_destroy(eco_ctx *c);
-/* The tree for a root, built on first use and cached. */
-int ecoi_ctx_tree(eco_ctx *c, int root, const eco_tree **tree);
 
 /* Entry and exit of every collective: checks the context, switches the
  * transport in and out; ecoi_begin also sets the call's signature.  ecoi_end returns status; on an error (which,
@@ -183,15 +254,16 @@ int ecoi_tree_kary(int n, int root, int k, eco_tree **tree);
 int ecoi_check_rooted(const eco_ctx *ctx, const void *buf, int count,
                       int datatype, int root, int allow_all);
 
-/* Tree-walking building blocks, shared by several collectives. */
+/* Tree-walking building blocks, shared by several collectives.  bcast
+ * and reduce pipeline segments of `step` elements (ecoi_plan_elems). */
 int ecoi_tree_bcast(eco_ctx *c, const eco_tree *t, int tag, void *buf,
-                    size_t count, int datatype);
+                    size_t count, int datatype, size_t step);
 int ecoi_tree_gather(eco_ctx *c, const eco_tree *t, int tag, const void *mine,
                      void *block, size_t count, int datatype);
 int ecoi_tree_scatter(eco_ctx *c, const eco_tree *t, int tag, const void *block,
                       void *mine, size_t count, int datatype);
 int ecoi_tree_reduce(eco_ctx *c, const eco_tree *t, int tag, const void *mine,
-                     void *result, size_t count, int datatype, eco_op op);
+                     void *result, size_t count, int datatype, eco_op op, size_t step);
 
 /* Rank order <-> the preorder of a tree, unit bytes per member. */
 void ecoi_preorder_to_ranks(const eco_tree *t, const void *pre, void *ranks, size_t unit);

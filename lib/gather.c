@@ -6,10 +6,9 @@
  * by its children's runs, in preorder.  The root turns preorder into rank
  * order.  The tree is a star inside each subnet and host: every block
  * crosses the root's own link anyway, and relaying only adds hops.
- * Gather-to-all (root ECO_ALL) of short blocks gathers at rank 0 and
- * broadcasts the result down the broadcast tree for its size.  From
- * ctx->large bytes per member on, it runs around eco_ring's ring instead,
- * where each subnet's members are neighbours:
+ * Gather-to-all (root ECO_ALL) either gathers at rank 0 and broadcasts
+ * the result down a broadcast tree, or runs around eco_ring's ring, where
+ * each subnet's members are neighbours (select.c chooses):
  *
  *     step s: every member sends right the block it got at step s - 1
  *             (its own at step 0) and receives the next one from the left
@@ -89,11 +88,16 @@ static int gather_run(eco_ctx *ctx, const eco_tree *t, const void *sendbuf,
         ecoi_preorder_to_ranks(t, pre, recvbuf, unit);
     free(pre);
     if (rc == ECO_OK && root == ECO_ALL) {
+        /* down the broadcast tree select.c picks for the whole vector */
         const size_t total = (size_t)ctx->n * count;
         const eco_tree *tb = NULL;
-        rc = ecoi_ctx_tree_for(ctx, 0, total * ecoi_type_size(datatype), &tb);
+        ecoi_plan plan;
+        rc = ecoi_select(ctx, ECOI_C_BCAST, 0, total * ecoi_type_size(datatype), &plan);
         if (rc == ECO_OK)
-            rc = ecoi_tree_bcast(ctx, tb, ecoi_next_tag(ctx), recvbuf, total, datatype);
+            rc = ecoi_ctx_shape(ctx, 0, plan.shape, &tb);
+        if (rc == ECO_OK)
+            rc = ecoi_tree_bcast(ctx, tb, ecoi_next_tag(ctx), recvbuf, total, datatype,
+                                 ecoi_plan_elems(&plan, total, ecoi_type_size(datatype)));
     }
     return rc;
 }
@@ -130,6 +134,7 @@ int eco_gather(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                int datatype, int root)
 {
     const eco_tree *t = NULL;
+    ecoi_plan plan;
     int rc = ecoi_check_rooted(ctx, sendbuf, count, datatype, root, 1);
 
     if (rc != ECO_OK)
@@ -140,11 +145,13 @@ int eco_gather(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         return rc;
     if (count == 0)
         return ecoi_end(ctx, ecoi_empty(ctx));
-    /* The comparison patterns (eco_set_pattern) keep the tree walk. */
-    if (root == ECO_ALL && !ctx->pattern_k && ctx->n > 2 && ctx->large &&
-        (size_t)count * ecoi_type_size(datatype) >= ctx->large)
+    rc = ecoi_select(ctx, root == ECO_ALL ? ECOI_C_ALLGATHER : ECOI_C_GATHER,
+                     root == ECO_ALL ? 0 : root, (size_t)count * ecoi_type_size(datatype),
+                     &plan);
+    if (rc == ECO_OK && plan.run == ECOI_RUN_RING)
         return ecoi_end(ctx, ring_allgather(ctx, sendbuf, recvbuf, (size_t)count, datatype));
-    rc = ecoi_ctx_tree_flat(ctx, root == ECO_ALL ? 0 : root, &t);
+    if (rc == ECO_OK)
+        rc = ecoi_ctx_shape(ctx, root == ECO_ALL ? 0 : root, plan.shape, &t);
     if (rc == ECO_OK)
         rc = gather_run(ctx, t, sendbuf, recvbuf, (size_t)count, datatype, root);
     return ecoi_end(ctx, rc);

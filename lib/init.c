@@ -22,7 +22,8 @@ typedef struct boot {
     int status;
     int n;
     int hash;
-    int pvmctx, encoding, segment, large;
+    int pvmctx, encoding, segment;
+    int forced[ECOI_NCOLL];  /* $ECO_ALGORITHM at rank 0 (select.c) */
     unsigned instance;  /* names the context in control messages */
     int nh, nsub;
     char **names;       /* [nh] sorted */
@@ -265,7 +266,13 @@ static int make_boot(boot *b, const char *file, const int *tids)
             rc = ECO_ERR_PVM;
     }
     b->segment = (int)ecoi_segment_from_env();
-    b->large = (int)ecoi_large_from_env();
+    if (rc == ECO_OK) {
+        char why[300];
+        if (ecoi_parse_forced(getenv("ECO_ALGORITHM"), b->forced, why, sizeof why) != ECO_OK) {
+            fprintf(stderr, "libeco: ECO_ALGORITHM: %s\n", why);
+            rc = ECO_ERR_ARG;
+        }
+    }
     eco_map_free(fmap);
     return rc;
 }
@@ -287,7 +294,7 @@ static int pack_boot(boot *b)
     rc |= pvm_pkuint(&b->instance, 1, 1);
     rc |= pvm_pkint(&b->encoding, 1, 1);
     rc |= pvm_pkint(&b->segment, 1, 1);
-    rc |= pvm_pkint(&b->large, 1, 1);
+    rc |= pvm_pkint(b->forced, ECOI_NCOLL, 1);
     rc |= pvm_pkint(&b->nh, 1, 1);
     rc |= pvm_pkint(&b->nsub, 1, 1);
     for (int h = 0; h < b->nh; h++) {
@@ -321,11 +328,16 @@ static int unpack_boot(boot *b, int n)
     rc |= pvm_upkuint(&b->instance, 1, 1);
     rc |= pvm_upkint(&b->encoding, 1, 1);
     rc |= pvm_upkint(&b->segment, 1, 1);
-    rc |= pvm_upkint(&b->large, 1, 1);
+    rc |= pvm_upkint(b->forced, ECOI_NCOLL, 1);
     rc |= pvm_upkint(&b->nh, 1, 1);
     rc |= pvm_upkint(&b->nsub, 1, 1);
     if (rc < 0 || b->nh < 1 || b->nh > b->n || b->nsub < 1 || b->nsub > b->nh)
         return ECO_ERR_MISMATCH;
+    for (int k = 0; k < ECOI_NCOLL; k++) {
+        const ecoi_algorithm *a = ecoi_algorithm_at(b->forced[k]);
+        if (b->forced[k] != -1 && (!a || a->coll != k))
+            return ECO_ERR_MISMATCH;
+    }
     b->names = calloc((size_t)b->nh, sizeof *b->names);
     b->member_host = malloc((size_t)b->n * sizeof *b->member_host);
     b->host_subnet = malloc((size_t)b->nh * sizeof *b->host_subnet);
@@ -491,7 +503,8 @@ static int make_ctx(const boot *b, int n, const int *tids, int rank, eco_ctx **c
     /* Rank 0's settings, so that every member cuts and routes alike. */
     (*ctx)->segment_auto = b->segment < 0;
     (*ctx)->segment = b->segment < 0 ? 0 : (size_t)b->segment;
-    (*ctx)->large = (size_t)b->large;
+    for (int k = 0; k < ECOI_NCOLL; k++)   /* checked at unpack */
+        (*ctx)->forced[k] = b->forced[k];
     rc = ecoi_pvm_watch(tp);
     if (rc != ECO_OK) {
         ecoi_ctx_destroy(*ctx);

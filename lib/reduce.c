@@ -4,8 +4,8 @@
  * Every member combines its own data with each child's partial result
  * (acc = acc op child, children in tree order) and sends the result to its
  * parent.  Long vectors are cut into segments, so partial results stream
- * up the tree.  Reduce-to-all reduces at rank 0 and broadcasts the result
- * down the same tree.  Ops must be associative and commutative: the tree
+ * up the tree.  Reduce-to-all either reduces at rank 0 and broadcasts the
+ * result down the same tree, or runs rsag (below): select.c chooses.  Ops must be associative and commutative: the tree
  * combines members in its own order, not in rank order.
  */
 #include <stdlib.h>
@@ -13,14 +13,15 @@
 #include "eco_coll.h"
 
 int ecoi_tree_reduce(eco_ctx *c, const eco_tree *t, int tag, const void *mine,
-                     void *result, size_t count, int datatype, eco_op op)
+                     void *result, size_t count, int datatype, eco_op op, size_t step)
 {
     const int me = c->rank, parent = t->parent[me];
     const size_t size = ecoi_type_size(datatype);
-    const size_t step = ecoi_segment_elems(c, count, size);
     char *acc, *in;
     int rc = ECO_OK;
 
+    if (step == 0 || step > count)
+        step = count ? count : 1;
     acc = parent >= 0 ? malloc(step * size + 1) : NULL;
     in = malloc(step * size + 1);
     if ((parent >= 0 && !acc) || !in) {
@@ -46,12 +47,91 @@ int ecoi_tree_reduce(eco_ctx *c, const eco_tree *t, int tag, const void *mine,
     return rc;
 }
 
+/*
+ * Reduce-to-all among subnets ("rsag"): the subnets' own trees reduce to
+ * one leader per subnet; the leaders split the vector into one piece per
+ * subnet and each reduces one piece (every leader sends piece j to leader
+ * j: a reduce-scatter), then every leader sends its piece to the others
+ * (a gather-to-all); the subnets' trees broadcast the result.  Each
+ * subnet's shared link carries 2 (S - 1) / S vectors each way, against
+ * two whole vectors through the busiest link for reduce-then-broadcast.
+ *
+ *     subnet A   a2 -> a1 --piece B-->  b1   <- b2    subnet B
+ *                      a1 <--piece A--  b1
+ *                      a1 --result A--> b1 ...        then down again
+ */
+static int rsag(eco_ctx *c, const ecoi_plan *plan, const void *mine, void *result,
+                size_t count, int datatype, eco_op op)
+{
+    const size_t size = ecoi_type_size(datatype);
+    const size_t step = ecoi_plan_elems(plan, count, size);
+    const int t1 = ecoi_next_tag(c), t2 = ecoi_next_tag(c);
+    const int t3 = ecoi_next_tag(c), t4 = ecoi_next_tag(c);
+    const eco_tree *t = NULL;
+    eco_tree *forest = NULL;
+    int *lead = NULL, S = 0, me = -1, rc;
+    char *in = NULL, *res = result;
+
+    rc = ecoi_ctx_shape(c, 0, plan->shape, &t);
+    if (rc == ECO_OK)
+        rc = ecoi_tree_cut_subnets(t, &forest);
+    if (rc == ECO_OK && !(lead = malloc((size_t)c->n * sizeof *lead)))
+        rc = ECO_ERR_NOMEM;
+    if (rc != ECO_OK)
+        goto out;
+    for (int i = 0; i < c->n; i++)
+        if (forest->parent[forest->order[i]] < 0) {
+            if (forest->order[i] == c->rank)
+                me = S;
+            lead[S++] = forest->order[i];
+        }
+    rc = ecoi_tree_reduce(c, forest, t1, mine, result, count, datatype, op, step);
+    if (rc == ECO_OK && me >= 0) {
+        /* piece j: elements [count * j / S, count * (j + 1) / S) */
+#define LO(j) (count * (size_t)(j) / (size_t)S)
+        const size_t mylen = LO(me + 1) - LO(me);
+        if (!(in = malloc(mylen * size + 1)))
+            rc = ECO_ERR_NOMEM;
+        for (int k = 1; k < S && rc == ECO_OK; k++) {
+            int j = (me + k) % S;
+            if (LO(j + 1) > LO(j))
+                rc = c->tp->send(c->tp, lead[j], t2, res + LO(j) * size,
+                                 LO(j + 1) - LO(j), datatype);
+        }
+        for (int k = 1; k < S && rc == ECO_OK && mylen; k++) {
+            rc = c->tp->recv(c->tp, lead[(me - k + S) % S], t2, in, mylen, datatype, NULL, 0);
+            if (rc == ECO_OK)
+                rc = ecoi_op_apply(op, datatype, res + LO(me) * size, in, mylen);
+        }
+        for (int k = 1; k < S && rc == ECO_OK && mylen; k++)
+            rc = c->tp->send(c->tp, lead[(me + k) % S], t3, res + LO(me) * size,
+                             mylen, datatype);
+        for (int k = 1; k < S && rc == ECO_OK; k++) {
+            int j = (me - k + S) % S;
+            if (LO(j + 1) > LO(j))
+                rc = c->tp->recv(c->tp, lead[j], t3, res + LO(j) * size,
+                                 LO(j + 1) - LO(j), datatype, NULL, 0);
+        }
+#undef LO
+    }
+    if (rc == ECO_OK)
+        rc = ecoi_tree_bcast(c, forest, t4, result, count, datatype, step);
+out:
+    free(in);
+    free(lead);
+    eco_tree_free(&forest);
+    return rc;
+}
+
 int eco_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                int datatype, eco_op op, int root)
 {
     const eco_tree *t = NULL;
+    const size_t size = ecoi_type_size(datatype);
     int rc = ecoi_check_rooted(ctx, sendbuf, count, datatype, root, 1);
     int top;
+    size_t step;
+    ecoi_plan plan;
 
     if (rc == ECO_OK)
         rc = ecoi_op_check(op, datatype);
@@ -64,11 +144,17 @@ int eco_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
     if (count == 0)
         return ecoi_end(ctx, ecoi_empty(ctx));
     top = root == ECO_ALL ? 0 : root;
-    rc = ecoi_ctx_tree_for(ctx, top, (size_t)count * ecoi_type_size(datatype), &t);
+    rc = ecoi_select(ctx, root == ECO_ALL ? ECOI_C_ALLREDUCE : ECOI_C_REDUCE, top,
+                     (size_t)count * size, &plan);
+    if (rc == ECO_OK && plan.run == ECOI_RUN_RSAG)
+        return ecoi_end(ctx, rsag(ctx, &plan, sendbuf, recvbuf, (size_t)count, datatype, op));
+    if (rc == ECO_OK)
+        rc = ecoi_ctx_shape(ctx, top, plan.shape, &t);
+    step = ecoi_plan_elems(&plan, (size_t)count, size);
     if (rc == ECO_OK)
         rc = ecoi_tree_reduce(ctx, t, ecoi_next_tag(ctx), sendbuf, recvbuf,
-                              (size_t)count, datatype, op);
+                              (size_t)count, datatype, op, step);
     if (rc == ECO_OK && root == ECO_ALL)
-        rc = ecoi_tree_bcast(ctx, t, ecoi_next_tag(ctx), recvbuf, (size_t)count, datatype);
+        rc = ecoi_tree_bcast(ctx, t, ecoi_next_tag(ctx), recvbuf, (size_t)count, datatype, step);
     return ecoi_end(ctx, rc);
 }

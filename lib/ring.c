@@ -61,31 +61,34 @@ static int subnet_order(const eco_map *m, int first, int *seq)
 
 int eco_ring(const eco_ctx *ctx, int *order)
 {
-    const eco_map *m;
-    int *seq, k = 0;
-
     if (!ctx || !order)
         return ECO_ERR_ARG;
-    m = ctx->map;
+    return ecoi_ring_order(ctx->map, ctx->n, ctx->member_host, order);
+}
+
+int ecoi_ring_order(const eco_map *m, int n, const int *member_host, int *order)
+{
+    int *seq, k = 0;
+
     seq = malloc((size_t)m->nsubnets * sizeof *seq);
     if (!seq)
         return ECO_ERR_NOMEM;
-    if (subnet_order(m, m->subnet[ctx->member_host[0]], seq) != ECO_OK) {
+    if (subnet_order(m, m->subnet[member_host[0]], seq) != ECO_OK) {
         free(seq);
         return ECO_ERR_NOMEM;
     }
     /* Hosts in order of their lowest rank, ranks ascending per host. */
     for (int i = 0; i < m->nsubnets; i++)
-        for (int r = 0; r < ctx->n; r++) {
-            int h = ctx->member_host[r], first = 1;
+        for (int r = 0; r < n; r++) {
+            int h = member_host[r], first = 1;
             if (m->subnet[h] != seq[i])
                 continue;
             for (int q = 0; q < r && first; q++)
-                first = ctx->member_host[q] != h;
+                first = member_host[q] != h;
             if (!first)
                 continue;
-            for (int q = r; q < ctx->n; q++)
-                if (ctx->member_host[q] == h)
+            for (int q = r; q < n; q++)
+                if (member_host[q] == h)
                     order[k++] = q;
         }
     free(seq);

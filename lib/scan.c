@@ -6,7 +6,7 @@
  * and scatters them down the same tree: two tree passes, few hops, but
  * n * count elements through rank 0's link.
  *
- * Long vectors (from ctx->large bytes on): a pipelined chain in rank order.
+ * Long vectors: a pipelined chain in rank order (select.c chooses).
  *
  *     x0 -> [0] -p0-> [1] -p1-> [2] -p2-> ... [n-1]      p_r = p_(r-1) op x_r
  *
@@ -71,11 +71,10 @@ static int scan_run(eco_ctx *ctx, const eco_tree *t, const void *sendbuf,
 
 /* The pipelined chain in rank order (long vectors). */
 static int scan_chain(eco_ctx *c, const char *mine, char *out, size_t count,
-                      int datatype, eco_op op)
+                      int datatype, eco_op op, size_t step)
 {
     const size_t size = ecoi_type_size(datatype);
     const int tag = ecoi_next_tag(c), me = c->rank;
-    const size_t step = ecoi_segment_elems(c, count, size);
     int rc = ECO_OK;
     for (size_t off = 0; off < count && rc == ECO_OK; off += step) {
         size_t len = count - off < step ? count - off : step;
@@ -97,6 +96,8 @@ int eco_scan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
              int datatype, eco_op op)
 {
     const eco_tree *t = NULL;
+    const size_t size = ecoi_type_size(datatype);
+    ecoi_plan plan;
     int rc = ecoi_check_rooted(ctx, sendbuf, count, datatype, 0, 0);
 
     if (rc == ECO_OK)
@@ -109,11 +110,12 @@ int eco_scan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         return rc;
     if (count == 0)
         return ecoi_end(ctx, ecoi_empty(ctx));
-    /* The comparison patterns (eco_set_pattern) keep the tree walk. */
-    if (!ctx->pattern_k && ctx->large &&
-        (size_t)count * ecoi_type_size(datatype) >= ctx->large)
-        return ecoi_end(ctx, scan_chain(ctx, sendbuf, recvbuf, (size_t)count, datatype, op));
-    rc = ecoi_ctx_tree_flat(ctx, 0, &t);
+    rc = ecoi_select(ctx, ECOI_C_SCAN, 0, (size_t)count * size, &plan);
+    if (rc == ECO_OK && plan.run == ECOI_RUN_CHAIN)
+        return ecoi_end(ctx, scan_chain(ctx, sendbuf, recvbuf, (size_t)count, datatype, op,
+                                        ecoi_plan_elems(&plan, (size_t)count, size)));
+    if (rc == ECO_OK)
+        rc = ecoi_ctx_shape(ctx, 0, plan.shape, &t);
     if (rc == ECO_OK)
         rc = scan_run(ctx, t, sendbuf, recvbuf, (size_t)count, datatype, op);
     return ecoi_end(ctx, rc);

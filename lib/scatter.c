@@ -59,6 +59,7 @@ int eco_scatter(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                 int datatype, int root)
 {
     const eco_tree *t = NULL;
+    ecoi_plan plan;
     int rc = ecoi_check_rooted(ctx, recvbuf, count, datatype, root, 0);
 
     if (rc != ECO_OK)
@@ -69,7 +70,9 @@ int eco_scatter(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         return rc;
     if (count == 0)
         return ecoi_end(ctx, ecoi_empty(ctx));
-    rc = ecoi_ctx_tree_flat(ctx, root, &t);
+    rc = ecoi_select(ctx, ECOI_C_SCATTER, root, (size_t)count * ecoi_type_size(datatype), &plan);
+    if (rc == ECO_OK)
+        rc = ecoi_ctx_shape(ctx, root, plan.shape, &t);
     if (rc == ECO_OK)
         rc = scatter_run(ctx, t, sendbuf, recvbuf, (size_t)count, datatype, root);
     return ecoi_end(ctx, rc);

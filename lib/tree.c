@@ -36,13 +36,14 @@ typedef struct build {
     int nmeasured;     /* subnets 0..nmeasured-1 have mapped hosts (costs) */
     int root_sub;
     int *sstart;       /* [nsub+1] */
-    int *deg;          /* [nsub] k of the subnet */
+    int *deg;          /* [nsub] k among the subnet's hosts */
+    int *tdeg;         /* [nsub] k among the tasks of each of its hosts */
     int *spar;         /* [nsub] parent subnet in the subnet tree, -1 for root_sub */
     int *sfirst;       /* [nsub] first child subnet in schedule order, -1 if none */
     int *snext;        /* [nsub] next sibling in schedule order, -1 if none */
     int *slast;        /* [nsub] last child (for appending) */
     int chain;         /* subnets in a chain (see ecoi_tree_build_shape) */
-    int kmode;         /* ECOI_K_FILE, ECOI_K_ATLEAST2 or ECOI_K_FLAT */
+    ecoi_shape shape;  /* k among hosts and tasks (see ecoi_tree_build_shape) */
 } build;
 
 /* A member's sort key: its host, or a key of its own for host -1. */
@@ -134,6 +135,7 @@ static void build_free(build *b)
     free(b->sub);
     free(b->sstart);
     free(b->deg);
+    free(b->tdeg);
     free(b->spar);
     free(b->sfirst);
     free(b->snext);
@@ -187,15 +189,26 @@ static int alloc_subnets(build *b, int ns)
     b->nsub = ns;
     b->sstart = malloc((z + 1) * sizeof *b->sstart);
     b->deg = malloc(z * sizeof *b->deg);
+    b->tdeg = malloc(z * sizeof *b->tdeg);
     b->spar = malloc(z * sizeof *b->spar);
     b->sfirst = malloc(z * sizeof *b->sfirst);
     b->snext = malloc(z * sizeof *b->snext);
     b->slast = malloc(z * sizeof *b->slast);
-    if (!b->sstart || !b->deg || !b->spar || !b->sfirst || !b->snext || !b->slast)
+    if (!b->sstart || !b->deg || !b->tdeg || !b->spar || !b->sfirst || !b->snext || !b->slast)
         return ECO_ERR_NOMEM;
     for (int s = 0; s < ns; s++)
         b->spar[s] = b->sfirst[s] = b->snext[s] = b->slast[s] = -1;
     return ECO_OK;
+}
+
+/* The k of a level: the file's (0), a star, or as given. */
+static int level_k(int want, int file_k, int n)
+{
+    if (want == 0)
+        return file_k;
+    if (want >= ECOI_K_STAR)       /* a star: k >= any count */
+        return n > 1 ? n : 1;
+    return want;
 }
 
 /* Fill sstart/deg/sub/nmeasured from the sorted group keys. */
@@ -210,11 +223,9 @@ static int make_subnets(build *b, const gkey *k)
     for (int i = 0; i < G; i++) {
         if (i == 0 || k[i].skey != k[i - 1].skey) {
             b->sstart[++s] = i;
-            b->deg[s] = subnet_degree(b->map, k[i].skey);
-            if (b->kmode == ECOI_K_ATLEAST2 && b->deg[s] < 2)
-                b->deg[s] = 2;
-            if (b->kmode == ECOI_K_FLAT)      /* a star: deg >= any count */
-                b->deg[s] = b->n > 1 ? b->n : 1;
+            int file_k = subnet_degree(b->map, k[i].skey);
+            b->deg[s] = level_k(b->shape.khosts, file_k, b->n);
+            b->tdeg[s] = level_k(b->shape.ktasks, file_k, b->n);
             if (b->map && k[i].skey < KEY_UNMAPPED)
                 b->nmeasured = s + 1;
         }
@@ -612,10 +623,10 @@ static int rep_of(const build *b, int s)
 static int parent_of(const build *b, int m, int *kind)
 {
     int g = b->grp[m], q = b->tpos[m], s = b->sub[g], p = b->hpos[g];
-    long long k = b->deg[s];
+    long long k = b->deg[s], kt = b->tdeg[s];
     if (q > 0) {
         *kind = ECO_EDGE_TASKS;
-        return b->task[b->gstart[g] + (int)((q - 1) / k)];
+        return b->task[b->gstart[g] + (int)((q - 1) / kt)];
     }
     if (p > 0) {
         *kind = ECO_EDGE_HOSTS;
@@ -634,7 +645,7 @@ static int parent_of(const build *b, int m, int *kind)
 static int children_of(const build *b, int m, int *out)
 {
     int g = b->grp[m], q = b->tpos[m], s = b->sub[g], p = b->hpos[g], cnt = 0;
-    long long k = b->deg[s];
+    long long k = b->deg[s], kt = b->tdeg[s];
     if (q == 0 && p == 0)
         for (int t = b->sfirst[s]; t >= 0; t = b->snext[t]) {
             if (out)
@@ -650,7 +661,7 @@ static int children_of(const build *b, int m, int *out)
         }
     }
     long long nt = b->gstart[g + 1] - b->gstart[g];
-    for (long long i = k * q + 1; i <= k * q + k && i < nt; i++) {
+    for (long long i = kt * q + 1; i <= kt * q + kt && i < nt; i++) {
         if (out)
             out[cnt] = b->task[b->gstart[g] + (int)i];
         cnt++;
@@ -790,7 +801,7 @@ static int tree_fill(const build *b, eco_tree *t)
  * hosts (unmapped subnets all cost the same and share one heap).
  */
 static int build_tree(const eco_map *map, int n, const int *member_host,
-                      int root, int chain, int kmode, eco_tree **tree)
+                      int root, ecoi_shape shape, eco_tree **tree)
 {
     build b;
     eco_tree *t = NULL;
@@ -798,8 +809,8 @@ static int build_tree(const eco_map *map, int n, const int *member_host,
     if (rc != ECO_OK)
         return rc;
     memset(&b, 0, sizeof b);
-    b.chain = chain;
-    b.kmode = kmode;
+    b.chain = shape.subnets == ECOI_AMONG_CHAIN;
+    b.shape = shape;
     b.map = map;
     b.mh = member_host;
     b.n = n;
@@ -825,7 +836,7 @@ static int build_tree(const eco_map *map, int n, const int *member_host,
 int eco_tree_build(const eco_map *map, int n, const int *member_host,
                    int root, eco_tree **tree)
 {
-    return build_tree(map, n, member_host, root, 0, ECOI_K_FILE, tree);
+    return build_tree(map, n, member_host, root, (ecoi_shape){ ECOI_AMONG_TREE, 0, 0 }, tree);
 }
 
 /*
@@ -839,16 +850,72 @@ int eco_tree_build(const eco_map *map, int n, const int *member_host,
  *
  *      root's subnet --> nearest --> next nearest --> ...
  *
- * kmode: the degree inside subnets and hosts: the subnet file's k
- * (ECOI_K_FILE); at least 2 (ECOI_K_ATLEAST2: short messages, where a
- * chain's depth costs more than its bandwidth saves); or a star
- * (ECOI_K_FLAT: gather and scatter, whose blocks all cross the root's own
+ * khosts, ktasks: the degree among a subnet's hosts and among a host's
+ * tasks: the subnet file's k (0), a given k (2: short messages, where a
+ * chain's depth costs more than its bandwidth saves), or a star
+ * (ECOI_K_STAR: gather and scatter, whose blocks all cross the root's own
  * link anyway, so relaying them only adds store-and-forward hops).
+ * Which shape a call uses is select.c's choice.
  */
 int ecoi_tree_build_shape(const eco_map *map, int n, const int *member_host,
-                          int root, int chain, int kmode, eco_tree **tree)
+                          int root, ecoi_shape shape, eco_tree **tree)
 {
-    return build_tree(map, n, member_host, root, chain, kmode, tree);
+    return build_tree(map, n, member_host, root, shape, tree);
+}
+
+/*
+ * The forest of t's subnet trees: t without its edges between subnets, so
+ * that each subnet's members form a tree of their own, rooted at the
+ * member t enters the subnet by (reduce-to-all's first and last steps).
+ * Roots come in t's preorder, each followed by its tree in preorder.
+ */
+int ecoi_tree_cut_subnets(const eco_tree *t, eco_tree **forest)
+{
+    eco_tree *f = tree_alloc(t->n);
+    int *stack = malloc((size_t)t->n * sizeof *stack), nc = 0, len = 0;
+
+    if (!f || !stack) {
+        eco_tree_free(&f);
+        free(stack);
+        return ECO_ERR_NOMEM;
+    }
+    f->root = t->root;
+    for (int m = 0; m < t->n; m++) {
+        f->parent[m] = t->kind[m] == ECO_EDGE_SUBNETS ? -1 : t->parent[m];
+        f->kind[m] = t->kind[m] == ECO_EDGE_SUBNETS ? ECO_EDGE_ROOT : t->kind[m];
+        f->child_off[m] = nc;
+        for (int i = t->child_off[m]; i < t->child_off[m + 1]; i++)
+            if (t->kind[t->child[i]] != ECO_EDGE_SUBNETS)
+                f->child[nc++] = t->child[i];
+    }
+    f->child_off[t->n] = nc;
+    f->depth = 0;
+    for (int i = 0; i < t->n; i++) {
+        int top = 0;
+        if (f->parent[t->order[i]] >= 0)
+            continue;
+        stack[top++] = t->order[i];
+        while (top > 0) {
+            int m = stack[--top];
+            f->pos[m] = len;
+            f->order[len++] = m;
+            for (int j = f->child_off[m + 1] - 1; j >= f->child_off[m]; j--)
+                stack[top++] = f->child[j];
+        }
+    }
+    for (int i = 0; i < t->n; i++) {
+        int m = f->order[i];
+        f->subtree[m] = 1;
+        stack[m] = f->parent[m] < 0 ? 0 : stack[f->parent[m]] + 1;   /* depth */
+        if (stack[m] > f->depth)
+            f->depth = stack[m];
+    }
+    for (int i = t->n - 1; i >= 0; i--)
+        if (f->parent[f->order[i]] >= 0)
+            f->subtree[f->parent[f->order[i]]] += f->subtree[f->order[i]];
+    free(stack);
+    *forest = f;
+    return ECO_OK;
 }
 
 /* ------------------------------------------------------------------ */

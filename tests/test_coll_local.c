@@ -251,6 +251,23 @@ static void test_patterns(void)
     current_pattern = NULL;
 }
 
+/* The tree select.c picks for coll (a tree algorithm) on c's map. */
+static int chosen_tree(const eco_map *m, const config *c, int coll, int root, size_t bytes,
+                       eco_tree **t)
+{
+    ecoi_prediction pr[16];
+    int k = ecoi_predict(m, NULL, c->n, c->member_host, NULL, coll, root, bytes, -1, pr, 16);
+    int best = 0;
+
+    if (k < 1)
+        return ECO_ERR_ARG;
+    for (int i = 1; i < k; i++)
+        if (pr[i].seconds < pr[best].seconds)
+            best = i;
+    return ecoi_tree_build_shape(m, c->n, c->member_host, root,
+                                 ecoi_algorithm_at(pr[best].algorithm)->shape, t);
+}
+
 /* Long messages chain the subnets: each subnet passes the message on to
  * at most one other subnet, and every subnet is still entered once. */
 static void test_chain_trees(void)
@@ -262,7 +279,8 @@ static void test_chain_trees(void)
         eco_map *m = make_map(&c);
         eco_tree *t = NULL;
         int entered = 0;
-        CU_ASSERT_FATAL(ecoi_tree_build_shape(m, c.n, c.member_host, root, 1, ECOI_K_FILE, &t) == ECO_OK);
+        CU_ASSERT_FATAL(ecoi_tree_build_shape(m, c.n, c.member_host, root,
+                                              (ecoi_shape){ ECOI_AMONG_CHAIN, 0, 0 }, &t) == ECO_OK);
         for (int x = 0; x < c.n; x++) {
             int out = 0;
             for (int i = t->child_off[x]; i < t->child_off[x + 1]; i++)
@@ -273,21 +291,40 @@ static void test_chain_trees(void)
         CU_ASSERT_EQUAL(entered, c.nsub - 1);
         eco_tree_free(&t);
         /* Flat: inside a subnet nobody relays for another host. */
-        CU_ASSERT_FATAL(ecoi_tree_build_shape(m, c.n, c.member_host, root, 0, ECOI_K_FLAT, &t) == ECO_OK);
+        CU_ASSERT_FATAL(ecoi_tree_build_shape(m, c.n, c.member_host, root,
+                                              (ecoi_shape){ ECOI_AMONG_TREE, ECOI_K_STAR,
+                                                            ECOI_K_STAR }, &t) == ECO_OK);
         for (int x = 0; x < c.n; x++)
             if (t->kind[x] == ECO_EDGE_HOSTS)
                 CU_ASSERT(t->kind[t->parent[x]] != ECO_EDGE_HOSTS);
         eco_tree_free(&t);
         eco_map_free(m);
     }
-    /* The collectives over them: chain from 16 bytes on, 64-byte segments. */
-    setenv("ECO_CHAIN_BYTES", "16", 1);
-    setenv("ECO_SEGMENT_SIZE", "64", 1);
-    random_config(&c, 11, 5, 8);
-    run_battery(&c, ECOT_QUICK);
-    unsetenv("ECO_SEGMENT_SIZE");
-    run_battery(&c, ECOT_QUICK);
-    unsetenv("ECO_CHAIN_BYTES");
+}
+
+/* Every algorithm of select.c's table, forced by name (ECO_ALGORITHM),
+ * through the whole battery: with 64-byte segments and with the model's. */
+static void test_every_algorithm(void)
+{
+    static const char *const forced[] = {
+        "bcast=chain,reduce=chain,allreduce=chain,allgather=ring,scan=chain",
+        "bcast=tree-k2,reduce=tree-k2,allreduce=rsag,allgather=gather-bcast,scan=tree",
+        "bcast=chain-k2,reduce=chain-k2,allreduce=rsag-k2",
+        "bcast=tree,reduce=tree,allreduce=tree",
+        "allreduce=tree-k2", "allreduce=chain-k2",
+    };
+    config c;
+
+    for (size_t f = 0; f < sizeof forced / sizeof forced[0]; f++) {
+        setenv("ECO_ALGORITHM", forced[f], 1);
+        setenv("ECO_SEGMENT_SIZE", "64", 1);
+        random_config(&c, 11 + (int)f, 5, 8);
+        run_battery(&c, ECOT_QUICK);
+        unsetenv("ECO_SEGMENT_SIZE");
+        random_config(&c, 31 + (int)f, 7, 12);
+        run_battery(&c, ECOT_QUICK);
+    }
+    unsetenv("ECO_ALGORITHM");
 }
 
 /* ------------------------------------------------------------------ */
@@ -410,7 +447,7 @@ static void test_member_dies(void)
     /* The broadcast's tree: one int, from rank 0. */
     eco_map *m = make_map(&c);
     eco_tree *t = NULL;
-    CU_ASSERT_FATAL(ecoi_tree_build_shape(m, c.n, c.member_host, 0, 0, ECOI_K_ATLEAST2, &t) == ECO_OK);
+    CU_ASSERT_FATAL(chosen_tree(m, &c, ECOI_C_BCAST, 0, sizeof(int), &t) == ECO_OK);
     for (int r = 0; r < c.n; r++) {
         int below = 0;                /* member 3 is r's ancestor */
         if (r == 3)
@@ -482,6 +519,7 @@ static const eco_test tests[] = {
     { "every datatype and 1 MiB", test_full_depth },
     { "k-ary shapes over ranks", test_kary_shapes },
     { "chained subnets for long messages", test_chain_trees },
+    { "every algorithm, forced by name", test_every_algorithm },
     { "star, binary, kary3, chain patterns", test_patterns },
     { "bad arguments send nothing", test_bad_arguments },
     { "a member dies mid-collective", test_member_dies },

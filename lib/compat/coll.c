@@ -197,7 +197,7 @@ static const char *reduce_refusal(ecopvm_op_fn func, int datatype)
 static int reduce_tree(eco_ctx *ctx, const view *v, ecopvm_op_fn func, void *data,
                        int count, int datatype)
 {
-    size_t bytes = (size_t)count * ecoi_type_size(datatype), segment = ctx->segment;
+    size_t bytes = (size_t)count * ecoi_type_size(datatype);
     void *mine = data;
     int rc;
 
@@ -209,11 +209,10 @@ static int reduce_tree(eco_ctx *ctx, const view *v, ecopvm_op_fn func, void *dat
     }
     /* PVM hands a user function whole vectors: no segments then (every
      * member decides alike, the function being PVM's or not). */
-    if (!ecopvm_pvm_builtin(func))
-        ctx->segment = 0;
+    ctx->no_segments = !ecopvm_pvm_builtin(func);
     rc = eco_reduce(ctx, mine, v->me == v->root ? data : NULL, count, datatype,
                     (eco_op)func, v->root);
-    ctx->segment = segment;
+    ctx->no_segments = 0;
     if (mine != data)
         free(mine);
     return rc;

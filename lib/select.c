@@ -1,0 +1,743 @@
+/*
+ * select.c -- which algorithm runs a collective: the candidates, what the
+ * cost model predicts for each, and the choice.
+ *
+ * Choosing is kept apart from running.  For every collective a table
+ * names its algorithms; each has a function that predicts its completion
+ * time from the cost model (eco_map_impl.h: alpha + beta * bytes per
+ * message, and the shared link of each subnet) for the members, the root
+ * and the size at hand.  A call runs the algorithm with the least
+ * predicted time.  The choice is made once per (collective, size class)
+ * per context and kept; every member computes it from the same map, model
+ * and arguments, so all members agree without a message.  A choice can be
+ * forced by name (ECO_ALGORITHM, eco_set_pattern "OP=NAME"), and
+ * eco-show --predict prints the table.
+ *
+ * The model (per message and per byte, per subnet and between subnets,
+ * and the per-byte cost of each subnet's shared link) comes from the
+ * subnet file when eco-characterize measured it, else from the defaults
+ * below and the file's costs.
+ *
+ * The predictions, with m the segment, s = ceil(bytes / m) segments:
+ *   tree, chain:  the deepest root-to-leaf path for one segment, plus
+ *                 (s - 1) times the busiest resource per segment: a
+ *                 member's sends (or receives and combines), a host's
+ *                 traffic to other hosts, a subnet's shared link;
+ *                 the segment is the m that minimises this;
+ *   rsag:         the tree inside each subnet (reduce), a direct
+ *                 reduce-scatter and gather-to-all among one leader per
+ *                 subnet, the tree inside each subnet (broadcast);
+ *   ring:         n - 1 steps, each as long as the ring's slowest edge;
+ *   direct:       each member's n - 1 sends, each subnet's shared link
+ *                 carrying all its members' blocks out and in.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "eco_coll.h"
+
+/* ------------------------------------------------------------------ */
+/* Defaults, for maps whose file has no measured model                 */
+/* ------------------------------------------------------------------ */
+
+/* The file's costs are one-way times of probes of this many bytes
+ * (eco-characterize's default --size). */
+#define PROBE_BYTES 16384.0
+/* PVM's cost per message between two hosts (a direct TCP route on a LAN)
+ * and between two tasks of one host; per byte between tasks of a host;
+ * and when nothing was measured, per byte between hosts (1 Gbit/s). */
+#define ALPHA_HOSTS 40e-6
+#define ALPHA_TASKS 25e-6
+#define BETA_TASKS 0.5e-9
+#define BETA_HOSTS 8e-9
+/* Combining one byte of a reduction. */
+#define GAMMA 0.5e-9
+
+/* The cheapest measured cost between a host of s and a host of t (s == t:
+ * two distinct hosts of s), or -1. */
+static double cheapest(const eco_map *m, int s, int t)
+{
+    double best = -1.0;
+
+    for (int a = 0; a < m->nhosts; a++) {
+        if (m->subnet[a] != s)
+            continue;
+        for (int b = 0; b < m->nhosts; b++) {
+            double c = m->subnet[b] == t && b != a ? ecoi_map_cost_ij(m, a, b) : -1.0;
+            if (c > 0 && (best < 0 || c < best))
+                best = c;
+        }
+    }
+    return best;
+}
+
+static ecoi_cost cost_from_probe(double seconds)
+{
+    ecoi_cost c = { ALPHA_HOSTS, BETA_HOSTS };
+
+    if (seconds > 0) {
+        c.alpha = seconds < ALPHA_HOSTS ? seconds : ALPHA_HOSTS;
+        c.beta = (seconds - c.alpha) / PROBE_BYTES;
+    }
+    return c;
+}
+
+int ecoi_model_default(const eco_map *m, ecoi_model *out)
+{
+    int S = m && m->nsubnets > 0 ? m->nsubnets : 1;
+
+    memset(out, 0, sizeof *out);
+    out->nsubnets = S;
+    out->task.alpha = ALPHA_TASKS;
+    out->task.beta = BETA_TASKS;
+    out->link = calloc((size_t)S * (size_t)S, sizeof *out->link);
+    out->uplink = calloc((size_t)S, sizeof *out->uplink);
+    if (!out->link || !out->uplink) {
+        free(out->link);
+        free(out->uplink);
+        return ECO_ERR_NOMEM;
+    }
+    for (int s = 0; s < S; s++)
+        for (int t = s; t < S; t++) {
+            double c = m && m->subnet && m->nsubnets > 0 ? cheapest(m, s, t) : -1.0;
+            out->link[s * S + t] = out->link[t * S + s] = cost_from_probe(c);
+        }
+    /* Without a measurement, a subnet's hosts share its link out: the
+     * cheapest way out of it is as fast as that link. */
+    for (int s = 0; s < S; s++) {
+        double up = -1.0;
+        for (int t = 0; t < S; t++)
+            if (t != s && (up < 0 || out->link[s * S + t].beta < up))
+                up = out->link[s * S + t].beta;
+        out->uplink[s] = up > 0 ? up : 0.0;
+    }
+    return ECO_OK;
+}
+
+void ecoi_model_release(ecoi_model *model)
+{
+    free(model->link);
+    free(model->uplink);
+    memset(model, 0, sizeof *model);
+}
+
+/* ------------------------------------------------------------------ */
+/* The candidates                                                      */
+/* ------------------------------------------------------------------ */
+
+#define FILE_K 0
+static const ecoi_algorithm algorithms[] = {
+    /* name         op                run               among subnets      hosts         tasks */
+    { "tree",      ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K } },
+    { "tree-k2",   ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  2,            2 } },
+    { "chain",     ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, FILE_K,       FILE_K } },
+    { "chain-k2",  ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, 2,            2 } },
+    { "tree",      ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K } },
+    { "tree-k2",   ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  2,            2 } },
+    { "chain",     ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, FILE_K,       FILE_K } },
+    { "chain-k2",  ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, 2,            2 } },
+    { "tree",      ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K } },
+    { "tree-k2",   ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  2,            2 } },
+    { "chain",     ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, FILE_K,       FILE_K } },
+    { "chain-k2",  ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, 2,            2 } },
+    { "rsag",      ECOI_C_ALLREDUCE, ECOI_RUN_RSAG,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K } },
+    { "rsag-k2",   ECOI_C_ALLREDUCE, ECOI_RUN_RSAG,  { ECOI_AMONG_TREE,  2,            2 } },
+    { "star",      ECOI_C_GATHER,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR } },
+    { "star",      ECOI_C_SCATTER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR } },
+    { "gather-bcast", ECOI_C_ALLGATHER, ECOI_RUN_TREE, { ECOI_AMONG_TREE, ECOI_K_STAR, ECOI_K_STAR } },
+    { "ring",      ECOI_C_ALLGATHER, ECOI_RUN_RING,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K } },
+    { "tree",      ECOI_C_SCAN,      ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR } },
+    { "chain",     ECOI_C_SCAN,      ECOI_RUN_CHAIN, { ECOI_AMONG_TREE,  FILE_K,       FILE_K } },
+    { "direct",    ECOI_C_ALLTOALL,  ECOI_RUN_DIRECT,{ ECOI_AMONG_TREE,  FILE_K,       FILE_K } },
+    { "star",      ECOI_C_BARRIER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR } },
+};
+#define NALG ((int)(sizeof algorithms / sizeof algorithms[0]))
+
+static const char *const coll_names[ECOI_NCOLL] = {
+    "bcast", "reduce", "allreduce", "gather", "allgather", "scatter",
+    "alltoall", "scan", "barrier"
+};
+
+const char *ecoi_coll_name(int coll)
+{
+    return coll >= 0 && coll < ECOI_NCOLL ? coll_names[coll] : "?";
+}
+
+int ecoi_coll_from_name(const char *name)
+{
+    for (int c = 0; c < ECOI_NCOLL; c++)
+        if (strcmp(name, coll_names[c]) == 0)
+            return c;
+    return -1;
+}
+
+const ecoi_algorithm *ecoi_algorithm_at(int i)
+{
+    return i >= 0 && i < NALG ? &algorithms[i] : NULL;
+}
+
+int ecoi_algorithm_find(int coll, const char *name, size_t len)
+{
+    for (int i = 0; i < NALG; i++)
+        if (algorithms[i].coll == coll && strlen(algorithms[i].name) == len &&
+            strncmp(algorithms[i].name, name, len) == 0)
+            return i;
+    return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* The model as predictions read it                                    */
+/* ------------------------------------------------------------------ */
+
+typedef struct pm {
+    const eco_map *map;
+    const ecoi_model *model;
+    int n;
+    const int *mh;   /* [n] member -> host, -1 unknown */
+    int *sub;        /* [n] member -> subnet of the model, -1 own */
+    int nhosts;
+} pm;
+
+static int pm_init(pm *p, const eco_map *map, const ecoi_model *model, int n,
+                   const int *mh)
+{
+    p->map = map;
+    p->model = model;
+    p->n = n;
+    p->mh = mh;
+    p->nhosts = map ? map->nhosts : 0;
+    p->sub = malloc((size_t)n * sizeof *p->sub);
+    if (!p->sub)
+        return ECO_ERR_NOMEM;
+    for (int r = 0; r < n; r++) {
+        int h = mh[r], s = -1;
+        if (map && map->subnet && h >= 0 && h < map->nhosts)
+            s = map->subnet[h];
+        p->sub[r] = s >= 0 && s < model->nsubnets ? s : -1;
+    }
+    return ECO_OK;
+}
+
+static ecoi_cost pair_cost(const pm *p, int a, int b)
+{
+    static const ecoi_cost lan = { ALPHA_HOSTS, BETA_HOSTS };
+    int sa = p->sub[a], sb = p->sub[b];
+
+    if (p->mh[a] >= 0 && p->mh[a] == p->mh[b])
+        return p->model->task;
+    if (sa < 0 || sb < 0)
+        return lan;
+    return p->model->link[sa * p->model->nsubnets + sb];
+}
+
+/* One message of `bytes` from a to b, alone on the network. */
+static double msg(const pm *p, int a, int b, double bytes)
+{
+    ecoi_cost c = pair_cost(p, a, b);
+    return c.alpha + c.beta * bytes;
+}
+
+/* Per-resource loads of one round of messages: a member's own sends and
+ * receives, a host's traffic to and from other hosts, each subnet's
+ * shared link out and in.  The round lasts as long as its busiest
+ * resource. */
+typedef struct loads {
+    double *node_out, *node_in;   /* [n] */
+    double *host_out, *host_in;   /* [nhosts] */
+    double *sub_out, *sub_in;     /* [nsubnets] */
+} loads;
+
+static int loads_new(const pm *p, loads *l)
+{
+    size_t n = (size_t)p->n, h = (size_t)p->nhosts + 1, s = (size_t)p->model->nsubnets + 1;
+
+    l->node_out = calloc(2 * n + 2 * h + 2 * s, sizeof(double));
+    if (!l->node_out)
+        return ECO_ERR_NOMEM;
+    l->node_in = l->node_out + n;
+    l->host_out = l->node_in + n;
+    l->host_in = l->host_out + h;
+    l->sub_out = l->host_in + h;
+    l->sub_in = l->sub_out + s;
+    return ECO_OK;
+}
+
+static void loads_clear(const pm *p, loads *l)
+{
+    memset(l->node_out, 0, (2 * (size_t)p->n + 2 * ((size_t)p->nhosts + 1) +
+                            2 * ((size_t)p->model->nsubnets + 1)) * sizeof(double));
+}
+
+/* Account one message of `bytes` from a to b; combine: bytes the
+ * receiver combines. */
+static void loads_add(const pm *p, loads *l, int a, int b, double bytes, double combine)
+{
+    ecoi_cost c = pair_cost(p, a, b);
+    int ha = p->mh[a], hb = p->mh[b], sa = p->sub[a], sb = p->sub[b];
+
+    l->node_out[a] += c.alpha + c.beta * bytes;
+    l->node_in[b] += c.alpha + c.beta * bytes + combine * GAMMA;
+    if (ha >= 0 && hb >= 0 && ha != hb && ha < p->nhosts && hb < p->nhosts) {
+        l->host_out[ha] += c.beta * bytes;
+        l->host_in[hb] += c.beta * bytes;
+    }
+    if (sa != sb) {
+        if (sa >= 0)
+            l->sub_out[sa] += p->model->uplink[sa] * bytes;
+        if (sb >= 0)
+            l->sub_in[sb] += p->model->uplink[sb] * bytes;
+    }
+}
+
+static double loads_max(const pm *p, const loads *l)
+{
+    double m = 0.0;
+
+    for (int r = 0; r < p->n; r++)
+        m = fmax(m, fmax(l->node_out[r], l->node_in[r]));
+    for (int h = 0; h < p->nhosts; h++)
+        m = fmax(m, fmax(l->host_out[h], l->host_in[h]));
+    for (int s = 0; s < p->model->nsubnets; s++)
+        m = fmax(m, fmax(l->sub_out[s], l->sub_in[s]));
+    return m;
+}
+
+/* ------------------------------------------------------------------ */
+/* Predictions                                                         */
+/* ------------------------------------------------------------------ */
+
+/* A pipelined pass down (or up, reduce) tree t of `bytes` in segments of
+ * seg bytes (0: one message): the deepest path for one segment plus the
+ * other segments at the rate of the busiest resource. */
+static double tree_pass(const pm *p, const eco_tree *t, double bytes, double seg,
+                        int reduce, loads *l)
+{
+    double m = seg > 0 && seg < bytes ? seg : bytes, nseg = ceil(bytes / m);
+    double *dist = malloc((size_t)p->n * sizeof *dist), deepest = 0.0;
+
+    if (!dist)
+        return INFINITY;
+    if (bytes <= 0)
+        nseg = 1;
+    loads_clear(p, l);
+    /* Preorder: a parent before its children.  A member sends to (or
+     * receives from) its children one by one: the k-th waits for the
+     * k - 1 before it. */
+    for (int i = 0; i < t->n; i++) {
+        int v = t->order[i], u = t->parent[v];
+        double before = 0.0;
+        dist[v] = 0.0;
+        if (u < 0)
+            continue;
+        for (int j = t->child_off[u]; j < t->child_off[u + 1] && t->child[j] != v; j++)
+            before += msg(p, u, t->child[j], m);
+        dist[v] = dist[u] + before + msg(p, u, v, m) + (reduce ? m * GAMMA : 0.0);
+        deepest = fmax(deepest, dist[v]);
+        if (reduce)
+            loads_add(p, l, v, u, m, m);
+        else
+            loads_add(p, l, u, v, m, 0.0);
+    }
+    free(dist);
+    return deepest + (nseg - 1) * loads_max(p, l);
+}
+
+/* The best segment for a pass: 0 (whole) or a power of two from 1 KiB. */
+static double tree_pass_best(const pm *p, const eco_tree *t, double bytes, int reduce,
+                             long forced, loads *l, size_t *segment)
+{
+    double best, b;
+    size_t s;
+
+    if (forced >= 0) {
+        *segment = (size_t)forced;
+        return tree_pass(p, t, bytes, (double)forced, reduce, l);
+    }
+    best = tree_pass(p, t, bytes, 0, reduce, l);
+    *segment = 0;
+    for (s = 1024; (double)s < bytes; s *= 2)
+        if ((b = tree_pass(p, t, bytes, (double)s, reduce, l)) < best * 0.999) {
+            best = b;
+            *segment = s;
+        }
+    return best;
+}
+
+/* A gather (or scatter) of `bytes` per member on tree t, one message per
+ * edge carrying the child's whole subtree; a parent takes its children
+ * one by one. */
+static double tree_gather(const pm *p, const eco_tree *t, double bytes)
+{
+    double *ready = calloc((size_t)p->n, sizeof *ready), out;
+
+    if (!ready)
+        return INFINITY;
+    for (int i = t->n - 1; i >= 0; i--) {
+        int u = t->order[i];
+        double at = 0.0;
+        for (int j = t->child_off[u]; j < t->child_off[u + 1]; j++) {
+            int v = t->child[j];
+            at = fmax(at, ready[v]) + msg(p, v, u, bytes * t->subtree[v]);
+        }
+        ready[u] = at;
+    }
+    out = ready[t->root];
+    free(ready);
+    return out;
+}
+
+/* The forest of subnet trees: t without the edges between subnets. */
+static double rsag_time(const pm *p, const eco_tree *forest, const int *leaders, int S,
+                        double bytes, long forced, loads *l, size_t *segment)
+{
+    double piece = bytes / S, rs = 0.0, ag = 0.0, up, down;
+    size_t s1, s2;
+
+    up = tree_pass_best(p, forest, bytes, 1, forced, l, &s1);
+    down = tree_pass_best(p, forest, bytes, 0, forced, l, &s2);
+    *segment = s1 > s2 ? s1 : s2;
+    up = tree_pass(p, forest, bytes, (double)*segment, 1, l);
+    down = tree_pass(p, forest, bytes, (double)*segment, 0, l);
+    for (int phase = 0; phase < 2; phase++) {
+        double lat = 0.0;
+        loads_clear(p, l);
+        for (int i = 0; i < S; i++)
+            for (int j = 0; j < S; j++)
+                if (i != j) {
+                    loads_add(p, l, leaders[i], leaders[j], piece, phase == 0 ? piece : 0.0);
+                    lat = fmax(lat, msg(p, leaders[i], leaders[j], 0));
+                }
+        if (phase == 0)
+            rs = lat + loads_max(p, l);
+        else
+            ag = lat + loads_max(p, l);
+    }
+    return up + rs + ag + down;
+}
+
+static double ring_time(const pm *p, const int *ring, double bytes)
+{
+    double step = 0.0;
+
+    for (int i = 0; i < p->n && p->n > 1; i++)
+        step = fmax(step, msg(p, ring[i], ring[(i + 1) % p->n], bytes));
+    return (p->n - 1) * step;
+}
+
+/* Every member sends every other its block: its own sends one after the
+ * other, each host and shared link carrying its members' blocks. */
+static double direct_time(const pm *p, double bytes, loads *l)
+{
+    double lat = 0.0;
+
+    loads_clear(p, l);
+    for (int a = 0; a < p->n; a++)
+        for (int b = 0; b < p->n; b++)
+            if (a != b) {
+                loads_add(p, l, a, b, bytes, 0.0);
+                lat = fmax(lat, msg(p, a, b, 0));
+            }
+    return lat + loads_max(p, l);
+}
+
+/* The chain in rank order, pipelined (scan). */
+static double rank_chain_time(const pm *p, double bytes, long forced, size_t *segment,
+                              loads *l)
+{
+    double best = INFINITY;
+
+    *segment = 0;
+    for (size_t s = 1024;; s *= 2) {
+        double seg = forced >= 0 ? (double)forced : (double)s > bytes ? bytes : (double)s;
+        double m = seg > 0 && seg < bytes ? seg : bytes, nseg = bytes > 0 ? ceil(bytes / m) : 1;
+        double lat = 0.0, tm;
+        loads_clear(p, l);
+        for (int r = 0; r + 1 < p->n; r++) {
+            lat += msg(p, r, r + 1, m) + m * GAMMA;
+            loads_add(p, l, r, r + 1, m, m);
+        }
+        tm = lat + (nseg - 1) * loads_max(p, l);
+        if (tm < best * 0.999) {
+            best = tm;
+            *segment = seg >= bytes ? 0 : (size_t)seg;
+        }
+        if (forced >= 0 || (double)s >= bytes)
+            break;
+    }
+    return best;
+}
+
+/* ------------------------------------------------------------------ */
+/* Predicting every candidate                                          */
+/* ------------------------------------------------------------------ */
+
+/* Trees for a prediction: the context's cache when there is one. */
+typedef struct treesrc {
+    eco_ctx *ctx;
+    const eco_map *map;
+    int n;
+    const int *mh;
+    int pattern_k;
+    eco_tree *own[4];   /* built here when there is no context */
+    int nown;
+} treesrc;
+
+static int get_tree(treesrc *ts, ecoi_shape shape, int root, const eco_tree **t)
+{
+    eco_tree *tr = NULL;
+    int rc;
+
+    if (ts->ctx)
+        return ecoi_ctx_shape(ts->ctx, root, shape, t);
+    if (ts->nown == 4)
+        return ECO_ERR_NOMEM;
+    rc = ts->pattern_k ? ecoi_tree_kary(ts->n, root, ts->pattern_k, &tr)
+                       : ecoi_tree_build_shape(ts->map, ts->n, ts->mh, root, shape, &tr);
+    if (rc != ECO_OK)
+        return rc;
+    ts->own[ts->nown++] = tr;
+    *t = tr;
+    return ECO_OK;
+}
+
+static void treesrc_free(treesrc *ts)
+{
+    for (int i = 0; i < ts->nown; i++)
+        eco_tree_free(&ts->own[i]);
+    ts->nown = 0;
+}
+
+static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int root,
+                          double bytes, long forced, loads *l, size_t *segment, int *rc)
+{
+    const eco_tree *t = NULL, *tb = NULL;
+    double tm = INFINITY;
+    int top = root < 0 ? 0 : root;
+    size_t s2 = 0;
+
+    *segment = 0;
+    *rc = ECO_OK;
+    if (a->run == ECOI_RUN_RING || a->run == ECOI_RUN_CHAIN || a->run == ECOI_RUN_DIRECT) {
+        if (a->run == ECOI_RUN_DIRECT)
+            return direct_time(p, bytes, l);
+        if (a->run == ECOI_RUN_CHAIN)
+            return rank_chain_time(p, bytes, forced, segment, l);
+        {
+            int *ring = malloc((size_t)p->n * sizeof *ring);
+            if (!ring || (*rc = ecoi_ring_order(p->map, p->n, p->mh, ring)) != ECO_OK) {
+                free(ring);
+                if (*rc == ECO_OK)
+                    *rc = ECO_ERR_NOMEM;
+                return INFINITY;
+            }
+            tm = ring_time(p, ring, bytes);
+            free(ring);
+            return tm;
+        }
+    }
+    if ((*rc = get_tree(ts, a->shape, top, &t)) != ECO_OK)
+        return INFINITY;
+    switch (a->coll) {
+    case ECOI_C_BCAST:
+        return tree_pass_best(p, t, bytes, 0, forced, l, segment);
+    case ECOI_C_REDUCE:
+        return tree_pass_best(p, t, bytes, 1, forced, l, segment);
+    case ECOI_C_ALLREDUCE:
+        if (a->run == ECOI_RUN_RSAG) {
+            eco_tree *forest = NULL;
+            int *leaders = malloc((size_t)p->n * sizeof *leaders), S = 0;
+            if (leaders && (*rc = ecoi_tree_cut_subnets(t, &forest)) == ECO_OK) {
+                for (int i = 0; i < forest->n; i++)
+                    if (forest->parent[forest->order[i]] < 0)
+                        leaders[S++] = forest->order[i];
+                tm = S < 2 ? INFINITY
+                           : rsag_time(p, forest, leaders, S, bytes, forced, l, segment);
+            } else if (*rc == ECO_OK) {
+                *rc = ECO_ERR_NOMEM;
+            }
+            eco_tree_free(&forest);
+            free(leaders);
+            return tm;
+        }
+        tm = tree_pass_best(p, t, bytes, 1, forced, l, segment);
+        /* the broadcast back runs with the same segment */
+        return tm + tree_pass(p, t, bytes, (double)*segment, 0, l);
+    case ECOI_C_GATHER:
+    case ECOI_C_SCATTER:
+        return tree_gather(p, t, bytes);
+    case ECOI_C_SCAN:
+        return 2 * tree_gather(p, t, bytes);
+    case ECOI_C_BARRIER:
+        return 2 * tree_gather(p, t, 0);
+    case ECOI_C_ALLGATHER: {
+        /* gathered at rank 0, then broadcast down the best bcast tree */
+        double g = tree_gather(p, t, bytes), best = INFINITY;
+        for (int i = 0; i < NALG; i++)
+            if (algorithms[i].coll == ECOI_C_BCAST) {
+                double b;
+                if ((*rc = get_tree(ts, algorithms[i].shape, 0, &tb)) != ECO_OK)
+                    return INFINITY;
+                b = tree_pass_best(p, tb, bytes * p->n, 0, forced, l, &s2);
+                if (b < best) {
+                    best = b;
+                    *segment = s2;
+                }
+            }
+        return g + best;
+    }
+    default:
+        return INFINITY;
+    }
+}
+
+static int first_tree(int coll)
+{
+    for (int i = 0; i < NALG; i++)
+        if (algorithms[i].coll == coll && algorithms[i].run == ECOI_RUN_TREE)
+            return i;
+    return -1;
+}
+
+int ecoi_predict(const eco_map *map, const ecoi_model *model, int n, const int *member_host,
+                 eco_ctx *ctx, int coll, int root, size_t bytes, long segment,
+                 ecoi_prediction *out, int max)
+{
+    ecoi_model dflt;
+    const ecoi_model *mdl = model;
+    treesrc ts = { ctx, map, n, member_host, ctx ? ctx->pattern_k : 0, { NULL }, 0 };
+    loads l = { NULL };
+    pm p = { NULL };
+    int k = 0, rc = ECO_OK;
+
+    memset(&dflt, 0, sizeof dflt);
+    if (!mdl || (map && mdl->nsubnets != map->nsubnets)) {
+        if ((rc = ecoi_model_default(map, &dflt)) != ECO_OK)
+            return rc;
+        mdl = &dflt;
+    }
+    rc = pm_init(&p, map, mdl, n, member_host);
+    if (rc == ECO_OK)
+        rc = loads_new(&p, &l);
+    for (int i = 0; i < NALG && rc == ECO_OK && k < max; i++) {
+        const ecoi_algorithm *a = &algorithms[i];
+        if (a->coll != coll)
+            continue;
+        /* The comparison patterns (eco_set_pattern) are single trees:
+         * the first tree algorithm of the operation, if it has one. */
+        if (ts.pattern_k && first_tree(coll) >= 0 && first_tree(coll) != i)
+            continue;
+        out[k].algorithm = i;
+        out[k].seconds = predict_one(&p, &ts, a, root, (double)bytes, segment, &l,
+                                     &out[k].segment, &rc);
+        treesrc_free(&ts);
+        k++;
+    }
+    treesrc_free(&ts);
+    free(l.node_out);
+    free(p.sub);
+    ecoi_model_release(&dflt);
+    return rc == ECO_OK ? k : rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The choice                                                          */
+/* ------------------------------------------------------------------ */
+
+/* Size classes: powers of two. */
+static int size_class(size_t bytes)
+{
+    int c = 0;
+
+    while (bytes > 1 && c < ECOI_SIZE_CLASSES - 1) {
+        bytes >>= 1;
+        c++;
+    }
+    return c;
+}
+
+int ecoi_parse_forced(const char *spec, int *forced, char *err, size_t errlen)
+{
+    const char *s = spec;
+
+    for (int c = 0; c < ECOI_NCOLL; c++)
+        forced[c] = -1;
+    while (s && *s) {
+        const char *eq = strchr(s, '='), *end = strchr(s, ',');
+        char op[32];
+        int coll, alg;
+        if (!end)
+            end = s + strlen(s);
+        if (!eq || eq > end || (size_t)(eq - s) >= sizeof op) {
+            ecoi_set_err(err, errlen, "'%.*s': expected OP=ALGORITHM", (int)(end - s), s);
+            return ECO_ERR_ARG;
+        }
+        memcpy(op, s, (size_t)(eq - s));
+        op[eq - s] = '\0';
+        if ((coll = ecoi_coll_from_name(op)) < 0) {
+            ecoi_set_err(err, errlen, "'%s': no such operation", op);
+            return ECO_ERR_ARG;
+        }
+        if ((alg = ecoi_algorithm_find(coll, eq + 1, (size_t)(end - eq - 1))) < 0) {
+            ecoi_set_err(err, errlen, "'%.*s': no such algorithm for %s",
+                         (int)(end - eq - 1), eq + 1, op);
+            return ECO_ERR_ARG;
+        }
+        forced[coll] = alg;
+        s = *end ? end + 1 : end;
+    }
+    return ECO_OK;
+}
+
+int ecoi_select(eco_ctx *c, int coll, int root, size_t bytes, ecoi_plan *plan)
+{
+    ecoi_plan *slot = &c->plans[coll][size_class(bytes)];
+    ecoi_prediction pr[16];
+    long seg = c->segment_auto ? -1 : (long)c->segment;
+    int k, best = -1;
+
+    if (slot->algorithm >= 0 && slot->root == root && slot->pattern_k == c->pattern_k) {
+        *plan = *slot;
+        return ECO_OK;
+    }
+    if (c->no_segments)
+        seg = 0;
+    k = ecoi_predict(c->map, c->map ? c->map->model : NULL, c->n, c->member_host, c,
+                     coll, root, bytes, seg, pr, 16);
+    if (k < 0)
+        return k;
+    for (int i = 0; i < k; i++) {
+        /* a call that must not cut its vector (the legacy layer's user
+         * functions take whole vectors) cannot split it among subnets */
+        if (c->no_segments && algorithms[pr[i].algorithm].run == ECOI_RUN_RSAG)
+            continue;
+        if (c->forced[coll] >= 0 && !c->pattern_k) {
+            if (pr[i].algorithm == c->forced[coll])
+                best = i;
+        } else if (best < 0 || pr[i].seconds < pr[best].seconds) {
+            best = i;
+        }
+    }
+    if (best < 0)
+        return ECO_ERR_ARG;
+    plan->algorithm = pr[best].algorithm;
+    plan->segment = pr[best].segment;
+    plan->seconds = pr[best].seconds;
+    plan->root = root;
+    plan->pattern_k = c->pattern_k;
+    plan->shape = algorithms[plan->algorithm].shape;
+    plan->run = algorithms[plan->algorithm].run;
+    if (!c->no_segments)
+        *slot = *plan;
+    return ECO_OK;
+}
+
+size_t ecoi_plan_elems(const ecoi_plan *plan, size_t count, size_t size)
+{
+    size_t e;
+
+    if (plan->segment == 0 || count == 0)
+        return count ? count : 1;
+    e = plan->segment / size;
+    return e == 0 ? 1 : e > count ? count : e;
+}
