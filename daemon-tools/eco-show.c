@@ -22,17 +22,21 @@
 #include <unistd.h>
 
 #include "eco.h"
+#include "eco_coll.h"   /* the predictions (lib/select.c) */
 
 #define PROG "eco-show"
 
-enum view { VIEW_SUMMARY, VIEW_SUBNETS, VIEW_TREE };
+enum view { VIEW_SUMMARY, VIEW_SUBNETS, VIEW_TREE, VIEW_PREDICT };
 
 typedef struct options {
     enum view view;
     int dot;
     const char *svg;    /* --svg FILE */
-    const char *root;   /* --tree HOST */
+    const char *root;   /* --tree HOST, --root HOST */
     const char *file;
+    const char *op;     /* --op OP (--predict), NULL: every one */
+    const char *bytes;  /* --bytes LIST (--predict) */
+    int tasks;          /* --tasks N (--predict) */
 } options;
 
 /* The hosts of each subnet, bucketed once (ascending host index). */
@@ -61,6 +65,15 @@ static void usage(FILE *out)
             "                     subnets bold, red and labelled with their cost)\n"
             "      --svg=FILE     run Graphviz's dot on that graph and write the\n"
             "                     picture to FILE as SVG (needs dot(1) in PATH)\n"
+            "  -p, --predict      every candidate algorithm's predicted time from the\n"
+            "                     file's cost model (or the defaults), and the choice\n"
+            "      --op=OP        with --predict: bcast, reduce, allreduce, gather,\n"
+            "                     allgather, scatter, alltoall, scan or barrier\n"
+            "                     (default: every one)\n"
+            "      --bytes=LIST   with --predict: bytes per member, comma-separated\n"
+            "                     (default 1000,16000,131072)\n"
+            "      --root=HOST    with --predict: the root's host (default: the first)\n"
+            "      --tasks=N      with --predict: tasks per host (default 1)\n"
             "  -h, --help         show this help and exit\n"
             "  -V, --version      show the version and exit\n"
             "\n"
@@ -87,6 +100,11 @@ static int parse_args(int argc, char **argv, options *o)
         {"tree", required_argument, NULL, 't'},
         {"dot", no_argument, NULL, 'd'},
         {"svg", required_argument, NULL, 'S'},
+        {"predict", no_argument, NULL, 'p'},
+        {"op", required_argument, NULL, 'O'},
+        {"bytes", required_argument, NULL, 'B'},
+        {"root", required_argument, NULL, 'R'},
+        {"tasks", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -94,7 +112,7 @@ static int parse_args(int argc, char **argv, options *o)
     int c, views = 0;
 
     opterr = 0;   /* our own messages, without the libtool wrapper's path */
-    while ((c = getopt_long(argc, argv, ":st:dhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":st:dphV", longopts, NULL)) != -1) {
         switch (c) {
         case 's':
             o->view = VIEW_SUBNETS;
@@ -111,6 +129,29 @@ static int parse_args(int argc, char **argv, options *o)
         case 'S':
             o->svg = optarg;
             break;
+        case 'p':
+            o->view = VIEW_PREDICT;
+            views++;
+            break;
+        case 'O':
+            if (ecoi_coll_from_name(optarg) < 0)
+                return usage_error("unknown operation '%s'", optarg);
+            o->op = optarg;
+            break;
+        case 'B':
+            o->bytes = optarg;
+            break;
+        case 'R':
+            o->root = optarg;
+            break;
+        case 'T': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end || v < 1 || v > 1024)
+                return usage_error("bad --tasks '%s' (1 to 1024)", optarg);
+            o->tasks = (int)v;
+            break;
+        }
         case 'h':
             usage(stdout);
             return 0;
@@ -124,7 +165,9 @@ static int parse_args(int argc, char **argv, options *o)
         }
     }
     if (views > 1)
-        return usage_error("%s", "give at most one of --subnets and --tree");
+        return usage_error("%s", "give at most one of --subnets, --tree and --predict");
+    if ((o->op || o->bytes || o->tasks) && o->view != VIEW_PREDICT)
+        return usage_error("%s", "--op, --bytes and --tasks go with --predict");
     if (optind >= argc)
         return usage_error("%s", "missing SUBNETFILE");
     if (optind + 1 < argc)
@@ -705,6 +748,83 @@ static int show_svg(const layout *l, const char *root, const char *svg)
 }
 
 /* ------------------------------------------------------------------ */
+/* --predict                                                           */
+/* ------------------------------------------------------------------ */
+
+/* Every candidate of one operation at one size, the least marked. */
+static void predict_one(const layout *l, const int *mh, int n, int root, int coll,
+                        size_t bytes)
+{
+    ecoi_prediction pr[16];
+    int k = ecoi_predict(l->map, l->map->model, n, mh, NULL, coll, root, bytes, -1, pr, 16);
+    int best = 0;
+
+    if (k < 0) {
+        fprintf(stderr, PROG ": %s: %s\n", l->file, eco_strerror(k));
+        return;
+    }
+    for (int i = 1; i < k; i++)
+        if (pr[i].seconds < pr[best].seconds)
+            best = i;
+    for (int i = 0; i < k; i++) {
+        char seg[32] = "-";
+        if (pr[i].segment)
+            snprintf(seg, sizeof seg, "%zu", pr[i].segment);
+        printf("%-10s %10zu  %-13s %9s %12.3f%s\n", ecoi_coll_name(coll), bytes,
+               ecoi_algorithm_at(pr[i].algorithm)->name, seg, pr[i].seconds * 1e3,
+               i == best ? "  <- chosen" : "");
+    }
+}
+
+static int show_predict(const layout *l, const options *o)
+{
+    const char *list = o->bytes ? o->bytes : "1000,16000,131072";
+    int tasks = o->tasks ? o->tasks : 1, n = l->nhosts * tasks, root = 0;
+    int *mh = xmalloc((size_t)n * sizeof *mh);
+    size_t sizes[64];
+    int nsizes = 0;
+
+    for (const char *p = list; *p;) {
+        char *end;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (end == p || (*end && *end != ',') || nsizes == 64 || v > (1ULL << 30) ||
+            *p == '-') {
+            free(mh);
+            return usage_error("bad --bytes '%s' (sizes 0 to 1073741824, comma-separated)",
+                               list);
+        }
+        sizes[nsizes++] = (size_t)v;
+        p = *end ? end + 1 : end;
+    }
+    if (o->root) {
+        int h = eco_map_find_host(l->map, o->root);
+        if (h < 0) {
+            fprintf(stderr, PROG ": %s: unknown host '%s'\n", l->file, o->root);
+            free(mh);
+            return 1;
+        }
+        root = h * tasks;
+    }
+    /* members host by host: rank r on host r / tasks */
+    for (int m = 0; m < n; m++)
+        mh[m] = m / tasks;
+    printf("# %s: %d hosts, %d subnets, %d task%s per host, root %s; model: %s\n",
+           l->file, l->nhosts, l->nsubnets, tasks, tasks == 1 ? "" : "s",
+           eco_map_host(l->map, root / tasks),
+           l->map->model ? "measured (eco-characterize)" : "defaults from the file's costs");
+    printf("%-10s %10s  %-13s %9s %12s\n", "op", "bytes", "algorithm", "segment",
+           "predicted_ms");
+    for (int z = 0; z < nsizes; z++)
+        for (int c = 0; c < ECOI_NCOLL; c++)
+            if (!o->op || ecoi_coll_from_name(o->op) == c)
+                predict_one(l, mh, n, c == ECOI_C_ALLREDUCE || c == ECOI_C_ALLGATHER ||
+                            c == ECOI_C_ALLTOALL || c == ECOI_C_SCAN || c == ECOI_C_BARRIER
+                            ? 0 : root, c, c == ECOI_C_BARRIER ? 0 : sizes[z]);
+    free(mh);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
 
 static int run(const options *o, const eco_map *map)
 {
@@ -715,7 +835,9 @@ static int run(const options *o, const eco_map *map)
         layout_free(&l);
         return 1;
     }
-    if (o->svg)
+    if (o->view == VIEW_PREDICT)
+        rc = show_predict(&l, o);
+    else if (o->svg)
         rc = show_svg(&l, o->view == VIEW_TREE ? o->root : NULL, o->svg);
     else if (o->dot)
         rc = show_dot(&l, o->view == VIEW_TREE ? o->root : NULL);
@@ -731,7 +853,7 @@ static int run(const options *o, const eco_map *map)
 
 int main(int argc, char **argv)
 {
-    options o = {VIEW_SUMMARY, 0, NULL, NULL, NULL};
+    options o = {VIEW_SUMMARY, 0, NULL, NULL, NULL, NULL, NULL, 0};
     eco_map *map = NULL;
     char err[1024] = "";
     int rc;

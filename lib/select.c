@@ -479,7 +479,7 @@ typedef struct treesrc {
     int n;
     const int *mh;
     int pattern_k;
-    eco_tree *own[4];   /* built here when there is no context */
+    eco_tree *own[16];  /* built here when there is no context */
     int nown;
 } treesrc;
 
@@ -490,7 +490,7 @@ static int get_tree(treesrc *ts, ecoi_shape shape, int root, const eco_tree **t)
 
     if (ts->ctx)
         return ecoi_ctx_shape(ts->ctx, root, shape, t);
-    if (ts->nown == 4)
+    if (ts->nown == 16)
         return ECO_ERR_NOMEM;
     rc = ts->pattern_k ? ecoi_tree_kary(ts->n, root, ts->pattern_k, &tr)
                        : ecoi_tree_build_shape(ts->map, ts->n, ts->mh, root, shape, &tr);
