@@ -100,6 +100,7 @@ enum {
     ECOI_RUN_RSAG,    /* reduce-to-all: subnet trees, then reduce-scatter and
                        * gather-to-all among the subnets' leaders */
     ECOI_RUN_RING,    /* gather-to-all around eco_ring's ring */
+    ECOI_RUN_HIER,    /* gather-to-all: subnet trees, exchange among leaders */
     ECOI_RUN_CHAIN,   /* scan down a pipelined chain of ranks */
     ECOI_RUN_DIRECT   /* all-to-all, pairwise */
 };

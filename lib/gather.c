@@ -6,9 +6,10 @@
  * by its children's runs, in preorder.  The root turns preorder into rank
  * order.  The tree is a star inside each subnet and host: every block
  * crosses the root's own link anyway, and relaying only adds hops.
- * Gather-to-all (root ECO_ALL) either gathers at rank 0 and broadcasts
- * the result down a broadcast tree, or runs around eco_ring's ring, where
- * each subnet's members are neighbours (select.c chooses):
+ * Gather-to-all (root ECO_ALL) gathers at rank 0 and broadcasts the
+ * result down a broadcast tree, or exchanges among subnets (hier, below),
+ * or runs around eco_ring's ring, where each subnet's members are
+ * neighbours (select.c chooses):
  *
  *     step s: every member sends right the block it got at step s - 1
  *             (its own at step 0) and receives the next one from the left
@@ -130,6 +131,68 @@ static int ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf,
     return rc;
 }
 
+/*
+ * Gather-to-all among subnets ("hier"): each subnet's own tree gathers
+ * its members' blocks at its leader; every leader sends its subnet's run
+ * of blocks to every other leader; each subnet's tree broadcasts the whole
+ * vector.  A subnet's shared link then carries only the blocks of the
+ * other subnets in, and its own out once per other subnet: the least any
+ * algorithm moves through it when S = 2, and far less than the ring's
+ * n - 1 steps at the slowest edge's pace.
+ */
+static int hier_allgather(eco_ctx *c, const ecoi_plan *plan, const void *sendbuf,
+                          void *recvbuf, size_t count, int datatype)
+{
+    const size_t size = ecoi_type_size(datatype), unit = count * size;
+    const size_t total = (size_t)c->n * count;
+    const int t1 = ecoi_next_tag(c), t2 = ecoi_next_tag(c), t3 = ecoi_next_tag(c);
+    const eco_tree *t = NULL;
+    eco_tree *forest = NULL;
+    int *lead = NULL, S = 0, me = -1, rc;
+    char *pre = NULL;
+
+    rc = ecoi_ctx_shape(c, 0, plan->shape, &t);
+    if (rc == ECO_OK)
+        rc = ecoi_tree_cut_subnets(t, &forest);
+    if (rc == ECO_OK && !(lead = malloc((size_t)c->n * sizeof *lead)))
+        rc = ECO_ERR_NOMEM;
+    if (rc != ECO_OK)
+        goto out;
+    for (int i = 0; i < c->n; i++)
+        if (forest->parent[forest->order[i]] < 0) {
+            if (forest->order[i] == c->rank)
+                me = S;
+            lead[S++] = forest->order[i];
+        }
+    /* the forest's preorder keeps each subnet's blocks together */
+    if (me >= 0 && !(pre = malloc((size_t)c->n * unit + 1)))
+        rc = ECO_ERR_NOMEM;
+    if (rc == ECO_OK)
+        rc = ecoi_tree_gather(c, forest, t1, sendbuf,
+                              pre ? pre + (size_t)forest->pos[c->rank] * unit : NULL,
+                              count, datatype);
+    for (int k = 1; k < S && me >= 0 && rc == ECO_OK; k++) {
+        int j = lead[(me + k) % S];
+        rc = c->tp->send(c->tp, j, t2, pre + (size_t)forest->pos[c->rank] * unit,
+                         (size_t)forest->subtree[c->rank] * count, datatype);
+    }
+    for (int k = 1; k < S && me >= 0 && rc == ECO_OK; k++) {
+        int j = lead[(me - k + S) % S];
+        rc = c->tp->recv(c->tp, j, t2, pre + (size_t)forest->pos[j] * unit,
+                         (size_t)forest->subtree[j] * count, datatype, NULL, 0);
+    }
+    if (rc == ECO_OK && me >= 0)
+        ecoi_preorder_to_ranks(forest, pre, recvbuf, unit);
+    if (rc == ECO_OK)
+        rc = ecoi_tree_bcast(c, forest, t3, recvbuf, total, datatype,
+                             ecoi_plan_elems(plan, total, size));
+out:
+    free(pre);
+    free(lead);
+    eco_tree_free(&forest);
+    return rc;
+}
+
 int eco_gather(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                int datatype, int root)
 {
@@ -150,6 +213,9 @@ int eco_gather(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                      &plan);
     if (rc == ECO_OK && plan.run == ECOI_RUN_RING)
         return ecoi_end(ctx, ring_allgather(ctx, sendbuf, recvbuf, (size_t)count, datatype));
+    if (rc == ECO_OK && plan.run == ECOI_RUN_HIER)
+        return ecoi_end(ctx, hier_allgather(ctx, &plan, sendbuf, recvbuf, (size_t)count,
+                                            datatype));
     if (rc == ECO_OK)
         rc = ecoi_ctx_shape(ctx, root == ECO_ALL ? 0 : root, plan.shape, &t);
     if (rc == ECO_OK)

@@ -147,6 +147,8 @@ static const ecoi_algorithm algorithms[] = {
     { "star",      ECOI_C_SCATTER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR } },
     { "gather-bcast", ECOI_C_ALLGATHER, ECOI_RUN_TREE, { ECOI_AMONG_TREE, ECOI_K_STAR, ECOI_K_STAR } },
     { "ring",      ECOI_C_ALLGATHER, ECOI_RUN_RING,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K } },
+    { "hier",      ECOI_C_ALLGATHER, ECOI_RUN_HIER,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR } },
+    { "hier-k2",   ECOI_C_ALLGATHER, ECOI_RUN_HIER,  { ECOI_AMONG_TREE,  2,            2 } },
     { "tree",      ECOI_C_SCAN,      ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR } },
     { "chain",     ECOI_C_SCAN,      ECOI_RUN_CHAIN, { ECOI_AMONG_TREE,  FILE_K,       FILE_K } },
     { "direct",    ECOI_C_ALLTOALL,  ECOI_RUN_DIRECT,{ ECOI_AMONG_TREE,  FILE_K,       FILE_K } },
@@ -382,9 +384,31 @@ static double tree_gather(const pm *p, const eco_tree *t, double bytes)
         }
         ready[u] = at;
     }
-    out = ready[t->root];
+    out = 0.0;
+    for (int m = 0; m < t->n; m++)   /* a forest has several roots */
+        if (t->parent[m] < 0)
+            out = fmax(out, ready[m]);
     free(ready);
     return out;
+}
+
+/* hier: gather in each subnet's tree, leaders exchange their runs, each
+ * subnet's tree broadcasts the whole vector. */
+static double hier_time(const pm *p, const eco_tree *forest, const int *leaders, int S,
+                        double bytes, long forced, loads *l, size_t *segment)
+{
+    double lat = 0.0, ex, g = tree_gather(p, forest, bytes);
+    double down = tree_pass_best(p, forest, bytes * p->n, 0, forced, l, segment);
+
+    loads_clear(p, l);
+    for (int i = 0; i < S; i++)
+        for (int j = 0; j < S; j++)
+            if (i != j) {
+                loads_add(p, l, leaders[i], leaders[j], bytes * forest->subtree[leaders[i]], 0);
+                lat = fmax(lat, msg(p, leaders[i], leaders[j], 0));
+            }
+    ex = lat + loads_max(p, l);
+    return g + ex + down;
 }
 
 /* The forest of subnet trees: t without the edges between subnets. */
@@ -544,7 +568,8 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
     case ECOI_C_REDUCE:
         return tree_pass_best(p, t, bytes, 1, forced, l, segment);
     case ECOI_C_ALLREDUCE:
-        if (a->run == ECOI_RUN_RSAG) {
+    case ECOI_C_ALLGATHER:
+        if (a->run == ECOI_RUN_RSAG || a->run == ECOI_RUN_HIER) {
             eco_tree *forest = NULL;
             int *leaders = malloc((size_t)p->n * sizeof *leaders), S = 0;
             if (leaders && (*rc = ecoi_tree_cut_subnets(t, &forest)) == ECO_OK) {
@@ -552,7 +577,9 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
                     if (forest->parent[forest->order[i]] < 0)
                         leaders[S++] = forest->order[i];
                 tm = S < 2 ? INFINITY
-                           : rsag_time(p, forest, leaders, S, bytes, forced, l, segment);
+                   : a->run == ECOI_RUN_RSAG
+                   ? rsag_time(p, forest, leaders, S, bytes, forced, l, segment)
+                   : hier_time(p, forest, leaders, S, bytes, forced, l, segment);
             } else if (*rc == ECO_OK) {
                 *rc = ECO_ERR_NOMEM;
             }
@@ -560,9 +587,12 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
             free(leaders);
             return tm;
         }
-        tm = tree_pass_best(p, t, bytes, 1, forced, l, segment);
-        /* the broadcast back runs with the same segment */
-        return tm + tree_pass(p, t, bytes, (double)*segment, 0, l);
+        if (a->coll == ECOI_C_ALLREDUCE) {
+            tm = tree_pass_best(p, t, bytes, 1, forced, l, segment);
+            /* the broadcast back runs with the same segment */
+            return tm + tree_pass(p, t, bytes, (double)*segment, 0, l);
+        }
+        break;
     case ECOI_C_GATHER:
     case ECOI_C_SCATTER:
         return tree_gather(p, t, bytes);
@@ -570,7 +600,10 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
         return 2 * tree_gather(p, t, bytes);
     case ECOI_C_BARRIER:
         return 2 * tree_gather(p, t, 0);
-    case ECOI_C_ALLGATHER: {
+    default:
+        break;
+    }
+    if (a->coll == ECOI_C_ALLGATHER) {
         /* gathered at rank 0, then broadcast down the best bcast tree */
         double g = tree_gather(p, t, bytes), best = INFINITY;
         for (int i = 0; i < NALG; i++)
@@ -586,9 +619,7 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
             }
         return g + best;
     }
-    default:
-        return INFINITY;
-    }
+    return INFINITY;
 }
 
 static int first_tree(int coll)

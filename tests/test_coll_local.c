@@ -309,9 +309,9 @@ static void test_every_algorithm(void)
     static const char *const forced[] = {
         "bcast=chain,reduce=chain,allreduce=chain,allgather=ring,scan=chain",
         "bcast=tree-k2,reduce=tree-k2,allreduce=rsag,allgather=gather-bcast,scan=tree",
-        "bcast=chain-k2,reduce=chain-k2,allreduce=rsag-k2",
+        "bcast=chain-k2,reduce=chain-k2,allreduce=rsag-k2,allgather=hier",
         "bcast=tree,reduce=tree,allreduce=tree",
-        "allreduce=tree-k2", "allreduce=chain-k2",
+        "allreduce=tree-k2,allgather=hier-k2", "allreduce=chain-k2",
     };
     config c;
 
