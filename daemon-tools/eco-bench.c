@@ -912,8 +912,10 @@ int main(int argc, char **argv)
  * shaped at its rate both ways.  With one task per host and the root on
  * this host, a link with b hosts beyond it (on the far side from the
  * root) must carry at least: one copy of the message (bcast, reduce,
- * allreduce, scan), b blocks (gather, scatter), max(b, n-b) blocks in one
- * direction (allgather), b(n-b) blocks (alltoall).  The link limit is the
+ * scan), 2(S-1)/S copies with S the links beside it under the same parent
+ * (allreduce: reduce-scatter and gather-to-all with those as the nodes),
+ * b blocks (gather, scatter), max(b, n-b) blocks in one direction
+ * (allgather), b(n-b) blocks (alltoall).  The link limit is the
  * largest such load over its rate: no pattern can finish sooner.
  */
 #define TMAX 512
@@ -1022,7 +1024,15 @@ static int eco_bench_link_limit(const char *topology, const setup *s, double *li
             double blocks;
             if (t[k].rate <= 0 || b == 0)
                 continue;
+            int sib = 0;
+            for (int j = 0; j < nt; j++)
+                sib += t[j].parent == t[k].parent && t[j].hosts > 0;
             switch (s->op) {
+            case OP_ALLREDUCE:
+                /* reduce-scatter and gather-to-all among the link's
+                 * siblings (the classic 2(S-1)/S with them as nodes) */
+                blocks = sib > 1 ? 2.0 * (sib - 1) / sib : 1;
+                break;
             case OP_GATHER: case OP_SCATTER: blocks = b; break;
             case OP_ALLGATHER: blocks = b > n - b ? b : n - b; break;
             case OP_ALLTOALL: blocks = (double)b * (n - b); break;
