@@ -171,15 +171,15 @@ static int hier_allgather(eco_ctx *c, const ecoi_plan *plan, const void *sendbuf
         rc = ecoi_tree_gather(c, forest, t1, sendbuf,
                               pre ? pre + (size_t)forest->pos[c->rank] * unit : NULL,
                               count, datatype);
+    /* Round k: to the leader k ahead, from the one k behind: one stream
+     * into and out of every subnet at a time. */
     for (int k = 1; k < S && me >= 0 && rc == ECO_OK; k++) {
-        int j = lead[(me + k) % S];
-        rc = c->tp->send(c->tp, j, t2, pre + (size_t)forest->pos[c->rank] * unit,
+        int to = lead[(me + k) % S], from = lead[(me - k + S) % S];
+        rc = c->tp->send(c->tp, to, t2, pre + (size_t)forest->pos[c->rank] * unit,
                          (size_t)forest->subtree[c->rank] * count, datatype);
-    }
-    for (int k = 1; k < S && me >= 0 && rc == ECO_OK; k++) {
-        int j = lead[(me - k + S) % S];
-        rc = c->tp->recv(c->tp, j, t2, pre + (size_t)forest->pos[j] * unit,
-                         (size_t)forest->subtree[j] * count, datatype, NULL, 0);
+        if (rc == ECO_OK)
+            rc = c->tp->recv(c->tp, from, t2, pre + (size_t)forest->pos[from] * unit,
+                             (size_t)forest->subtree[from] * count, datatype, NULL, 0);
     }
     if (rc == ECO_OK && me >= 0)
         ecoi_preorder_to_ranks(forest, pre, recvbuf, unit);

@@ -92,25 +92,26 @@ static int rsag(eco_ctx *c, const ecoi_plan *plan, const void *mine, void *resul
         const size_t mylen = LO(me + 1) - LO(me);
         if (!(in = malloc(mylen * size + 1)))
             rc = ECO_ERR_NOMEM;
+        /* Round k: send to the leader k ahead, take from the one k
+         * behind: one stream into and out of every subnet at a time
+         * (several at once overflow the links' queues). */
         for (int k = 1; k < S && rc == ECO_OK; k++) {
-            int j = (me + k) % S;
+            int j = (me + k) % S, from = (me - k + S) % S;
             if (LO(j + 1) > LO(j))
                 rc = c->tp->send(c->tp, lead[j], t2, res + LO(j) * size,
                                  LO(j + 1) - LO(j), datatype);
-        }
-        for (int k = 1; k < S && rc == ECO_OK && mylen; k++) {
-            rc = c->tp->recv(c->tp, lead[(me - k + S) % S], t2, in, mylen, datatype, NULL, 0);
-            if (rc == ECO_OK)
+            if (rc == ECO_OK && mylen)
+                rc = c->tp->recv(c->tp, lead[from], t2, in, mylen, datatype, NULL, 0);
+            if (rc == ECO_OK && mylen)
                 rc = ecoi_op_apply(op, datatype, res + LO(me) * size, in, mylen);
         }
-        for (int k = 1; k < S && rc == ECO_OK && mylen; k++)
-            rc = c->tp->send(c->tp, lead[(me + k) % S], t3, res + LO(me) * size,
-                             mylen, datatype);
         for (int k = 1; k < S && rc == ECO_OK; k++) {
-            int j = (me - k + S) % S;
-            if (LO(j + 1) > LO(j))
-                rc = c->tp->recv(c->tp, lead[j], t3, res + LO(j) * size,
-                                 LO(j + 1) - LO(j), datatype, NULL, 0);
+            int j = (me + k) % S, from = (me - k + S) % S;
+            if (mylen)
+                rc = c->tp->send(c->tp, lead[j], t3, res + LO(me) * size, mylen, datatype);
+            if (rc == ECO_OK && LO(from + 1) > LO(from))
+                rc = c->tp->recv(c->tp, lead[from], t3, res + LO(from) * size,
+                                 LO(from + 1) - LO(from), datatype, NULL, 0);
         }
 #undef LO
     }
