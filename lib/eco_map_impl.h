@@ -10,7 +10,8 @@
 
 /* The subnet file's magic word and the version this library writes. */
 #define ECO_FILE_MAGIC "eco-subnets"
-#define ECO_FILE_VERSION 2 /* written as 1 when a map has no hops */
+#define ECO_FILE_VERSION 3 /* written as 2 when a map has no model, as 1
+                            * when it has no model and no hops */
 
 /*
  * The cost model (subnet file version 3, measured by eco-characterize):
@@ -37,6 +38,22 @@ typedef struct ecoi_model {
                        * shares; 0 when its hosts do not share one */
 } ecoi_model;
 
+/* lib/model.c.  A model of n subnets, every cost 0 (NULL: n < 0 or no
+ * memory); free (NULL is fine); a copy (NULL: no memory). */
+ecoi_model *ecoi_model_new(int nsubnets);
+void ecoi_model_free(ecoi_model *m);
+ecoi_model *ecoi_model_copy(const ecoi_model *m);
+/* 1 when every number is finite and >= 0 and link[] is symmetric. */
+int ecoi_model_valid(const ecoi_model *m);
+/* A new model over nnew subnets whose subnet i is m's subnet old_of[i]
+ * (its costs and those between such subnets); NULL when an old_of[i] is
+ * not one of m's subnets (e.g. -1: a subnet the model does not know) or
+ * no memory.  eco_init restricts the file's model to the members'. */
+ecoi_model *ecoi_model_restrict(const ecoi_model *m, const int *old_of, int nnew);
+/* In place: subnet s becomes new_of[s], a permutation of 0..n-1.
+ * ECO_OK, ECO_ERR_ARG (not a permutation), ECO_ERR_NOMEM (m unchanged). */
+int ecoi_model_renumber(ecoi_model *m, const int *new_of);
+
 struct eco_map {
     int nhosts;        /* number of hosts */
     int cap;           /* allocated rows of host[] / subnet[] */
@@ -50,7 +67,9 @@ struct eco_map {
     int *degree;       /* [nsubnets] k of the k-ary tree inside the subnet */
     double threshold;  /* the threshold the subnets were made with */
     ecoi_model *model; /* the measured cost model, NULL when the file had
-                        * none (lib/select.c then uses its defaults) */
+                        * none (lib/select.c then uses its defaults);
+                        * model->nsubnets == nsubnets.  eco_map_partition
+                        * drops it (new subnets: measure them again) */
 };
 
 /* Cost of a pair, -1 when unmeasured (no bounds checks). */
@@ -70,7 +89,8 @@ static inline int ecoi_map_hops_ij(const eco_map *m, int a, int b)
 int ecoi_map_has_hops(const eco_map *m);
 
 /* Renumber subnets so that subnet i's lowest host is below subnet i+1's;
- * `degree` follows its subnet.  Used by partition and by the reader. */
+ * `degree` and the model follow their subnet.  Used by partition and by
+ * the reader. */
 int ecoi_map_canonicalize_subnets(eco_map *m);
 
 /* For the readers (bulk load, lib/map.c): a map holding the n hosts

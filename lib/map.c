@@ -113,6 +113,7 @@ void eco_map_free(eco_map *map)
     free(map->hops);
     free(map->subnet);
     free(map->degree);
+    ecoi_model_free(map->model);
     free(map);
 }
 
@@ -404,6 +405,14 @@ int ecoi_map_canonicalize_subnets(eco_map *m)
         free(newid);
         free(deg);
         return ECO_ERR_ARG;
+    }
+    /* the model first: it is the only step that can fail */
+    if (m->model && (m->model->nsubnets != m->nsubnets ||
+                     ecoi_model_renumber(m->model, newid) != ECO_OK)) {
+        int rc = m->model->nsubnets != m->nsubnets ? ECO_ERR_ARG : ECO_ERR_NOMEM;
+        free(newid);
+        free(deg);
+        return rc;
     }
     for (int s = 0; s < m->nsubnets; s++)
         deg[newid[s]] = m->degree[s];

@@ -265,6 +265,10 @@ static int install(eco_map *m, uf *u, double threshold)
     m->degree = degree;
     m->nsubnets = count;
     m->threshold = threshold;
+    /* The model was measured on the old subnets: new ones need measuring
+     * (eco-characterize); select.c uses its defaults meanwhile. */
+    ecoi_model_free(m->model);
+    m->model = NULL;
     free(id);
     free(new_of);
     return ECO_OK;

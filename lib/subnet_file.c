@@ -9,6 +9,9 @@
  *   cost A B SECONDS               one per measured pair
  *   hops A B N                     routers between a pair (version 2)
  *   subnet ID k=K HOST...          ID 0..S-1 in order, every host once
+ *   model task ALPHA BETA          the cost model (version 3, all of it):
+ *   model link S T ALPHA BETA      one way, ALPHA + BETA * bytes seconds,
+ *   model uplink S BETA            for every S <= T and every S
  *
  * The writer is canonical (fixed order, shortest exact numbers), so
  * reading and writing again gives the same bytes.  The reader checks
@@ -41,6 +44,9 @@ static const char *unwritable(const eco_map *m)
     for (int s = 0; s < m->nsubnets; s++)
         if (!m->degree || m->degree[s] < 1 || m->degree[s] > ECO_MAX_DEGREE)
             return "a subnet has a degree out of range";
+    if (m->model && (m->model->nsubnets != m->nsubnets || !ecoi_model_valid(m->model)))
+        return "the cost model does not fit the subnets (negative, not finite or "
+               "not symmetric)";
     return NULL;
 }
 
@@ -101,24 +107,51 @@ static int print_subnets(const eco_map *m, FILE *out)
     return ECO_OK;
 }
 
+/* The model (version 3): the task line, a link line for every s <= t,
+ * an uplink line for every s; eco-subnets(5). */
+static void print_model(const ecoi_model *mo, FILE *out)
+{
+    char a[40], b[40];
+    int n = mo->nsubnets;
+
+    ecoi_format_double(mo->task.alpha, a, sizeof a);
+    ecoi_format_double(mo->task.beta, b, sizeof b);
+    fprintf(out, "model task %s %s\n", a, b);
+    for (int s = 0; s < n; s++)
+        for (int t = s; t < n; t++) {
+            const ecoi_cost *c = &mo->link[(size_t)s * n + t];
+            ecoi_format_double(c->alpha, a, sizeof a);
+            ecoi_format_double(c->beta, b, sizeof b);
+            fprintf(out, "model link %d %d %s %s\n", s, t, a, b);
+        }
+    for (int s = 0; s < n; s++) {
+        ecoi_format_double(mo->uplink[s], b, sizeof b);
+        fprintf(out, "model uplink %d %s\n", s, b);
+    }
+}
+
 int eco_map_fprint(const eco_map *map, FILE *out)
 {
     char num[40];
-    int rc;
+    int rc, version = map && map->model ? 3 : map && ecoi_map_has_hops(map) ? 2 : 1;
 
     if (!map || !out || unwritable(map))
         return ECO_ERR_ARG;
     fprintf(out, "# eco-subnets(5) network map, written by libeco %s\n", PACKAGE_VERSION);
     fprintf(out, "# %d hosts, %zu measured pairs, %d subnets\n", map->nhosts,
             measured_pairs(map), map->nsubnets);
-    /* version 1 when there is nothing a version-1 reader would refuse */
-    fprintf(out, "%s %d\n", ECO_FILE_MAGIC, ecoi_map_has_hops(map) ? ECO_FILE_VERSION : 1);
+    /* the lowest version whose readers take everything the map has */
+    fprintf(out, "%s %d\n", ECO_FILE_MAGIC, version);
     ecoi_format_double(map->threshold, num, sizeof num);
     fprintf(out, "threshold %s\n", num);
     for (int h = 0; h < map->nhosts; h++)
         fprintf(out, "host %s\n", map->host[h]);
     print_costs(map, out);
     rc = print_subnets(map, out);
+    if (rc == ECO_OK && map->model) {
+        fprintf(out, "# cost model: one way, ALPHA + BETA * bytes seconds\n");
+        print_model(map->model, out);
+    }
     if (rc == ECO_OK && ferror(out))
         rc = ECO_ERR_IO;
     return rc;
@@ -351,6 +384,58 @@ static int check_subnet(reader *r, const rec *x, char **f)
     return ECO_OK;
 }
 
+/* A model number (seconds or seconds per byte): finite, >= 0. */
+static int model_number(reader *r, const rec *x, const char *s, const char *what, double *v)
+{
+    if (ecoi_parse_double(s, v) != 0 || *v < 0.0)
+        return bad(r, x->line, "bad %s '%.64s' (a number >= 0)", what, s);
+    return ECO_OK;
+}
+
+/* A subnet ID of a model line (its range is checked once the subnets are
+ * known, in load_model). */
+static int model_id(reader *r, const rec *x, const char *s, int *id)
+{
+    if (ecoi_parse_int(s, 0, 999999999, id) != 0)
+        return bad(r, x->line, "bad subnet ID '%.32s'", s);
+    return ECO_OK;
+}
+
+static int check_model(reader *r, const rec *x, char **f)
+{
+    double v;
+    int id, rc;
+
+    if (r->version < 3)
+        return bad(r, x->line, "'model' lines need version 3 (the header says %d)",
+                   r->version);
+    if (x->nf >= 2 && strcmp(f[1], "task") == 0) {
+        if (x->nf != 4)
+            return bad(r, x->line, "expected 'model task ALPHA BETA'");
+        if ((rc = model_number(r, x, f[2], "alpha", &v)) != ECO_OK)
+            return rc;
+        return model_number(r, x, f[3], "beta", &v);
+    }
+    if (x->nf >= 2 && strcmp(f[1], "link") == 0) {
+        if (x->nf != 6)
+            return bad(r, x->line, "expected 'model link SUBNET_A SUBNET_B ALPHA BETA'");
+        if ((rc = model_id(r, x, f[2], &id)) != ECO_OK ||
+            (rc = model_id(r, x, f[3], &id)) != ECO_OK ||
+            (rc = model_number(r, x, f[4], "alpha", &v)) != ECO_OK)
+            return rc;
+        return model_number(r, x, f[5], "beta", &v);
+    }
+    if (x->nf >= 2 && strcmp(f[1], "uplink") == 0) {
+        if (x->nf != 4)
+            return bad(r, x->line, "expected 'model uplink SUBNET BETA'");
+        if ((rc = model_id(r, x, f[2], &id)) != ECO_OK)
+            return rc;
+        return model_number(r, x, f[3], "beta", &v);
+    }
+    return bad(r, x->line, "expected 'model task', 'model link' or 'model uplink', "
+               "not 'model %.64s'", x->nf >= 2 ? f[1] : "");
+}
+
 /* Pass 1, in line order: keywords, field counts, numbers. */
 static int check_line(reader *r, const rec *x)
 {
@@ -388,6 +473,8 @@ static int check_line(reader *r, const rec *x)
             return bad(r, x->line, "bad hops '%.64s' (0 to %d)", f[3], ECO_MAX_HOPS);
         return ECO_OK;
     }
+    if (strcmp(f[0], "model") == 0)
+        return check_model(r, x, f);
     if (strcmp(f[0], ECO_FILE_MAGIC) == 0)
         return bad(r, x->line, "second '%s' header (first on line %d)", ECO_FILE_MAGIC,
                    r->header_line);
@@ -568,6 +655,115 @@ static int load_subnets(reader *r)
     return rc;
 }
 
+/* The subnet ID at field i of record x: in range, or a format error. */
+static int model_subnet(reader *r, const rec *x, int i, int *id)
+{
+    const char *s = r->tok[x->first + (size_t)i];
+
+    (void)ecoi_parse_int(s, 0, 999999999, id);
+    if (*id >= r->map->nsubnets)
+        return bad(r, x->line, "no subnet %d (the file has %d)", *id, r->map->nsubnets);
+    return ECO_OK;
+}
+
+/* One model line into mo; line[] says where each entry was given:
+ * [0] task, [1 + s * n + t] link s-t, [1 + n * n + s] uplink s. */
+static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
+{
+    char **f = &r->tok[x->first];
+    size_t n = (size_t)mo->nsubnets;
+    int s, t, rc, *at;
+
+    if (strcmp(f[1], "task") == 0) {
+        at = &line[0];
+        if (!*at) {
+            (void)ecoi_parse_double(f[2], &mo->task.alpha);
+            (void)ecoi_parse_double(f[3], &mo->task.beta);
+        }
+    } else if (strcmp(f[1], "link") == 0) {
+        if ((rc = model_subnet(r, x, 2, &s)) != ECO_OK ||
+            (rc = model_subnet(r, x, 3, &t)) != ECO_OK)
+            return rc;
+        if (s > t) { /* either order; written lower first */
+            int u = s;
+            s = t;
+            t = u;
+        }
+        at = &line[1 + (size_t)s * n + (size_t)t];
+        if (!*at) {
+            ecoi_cost c;
+            (void)ecoi_parse_double(f[4], &c.alpha);
+            (void)ecoi_parse_double(f[5], &c.beta);
+            mo->link[(size_t)s * n + (size_t)t] = mo->link[(size_t)t * n + (size_t)s] = c;
+        }
+    } else {
+        if ((rc = model_subnet(r, x, 2, &s)) != ECO_OK)
+            return rc;
+        at = &line[1 + n * n + (size_t)s];
+        if (!*at)
+            (void)ecoi_parse_double(f[3], &mo->uplink[s]);
+    }
+    if (*at) {
+        char what[64] = "task";
+        if (strcmp(f[1], "link") == 0)
+            snprintf(what, sizeof what, "link %d %d", s, t);
+        else if (strcmp(f[1], "uplink") == 0)
+            snprintf(what, sizeof what, "uplink %d", s);
+        return bad(r, x->line, "second 'model %s' (first on line %d)", what, *at);
+    }
+    *at = x->line;
+    return ECO_OK;
+}
+
+/* The first entry of the model no line gave, reported at the header. */
+static int model_missing(reader *r, const ecoi_model *mo, const int *line)
+{
+    int n = mo->nsubnets;
+
+    if (!line[0])
+        return bad(r, r->header_line, "no 'model task' line (a version 3 file holds the "
+                   "whole cost model)");
+    for (int s = 0; s < n; s++)
+        for (int t = s; t < n; t++)
+            if (!line[1 + (size_t)s * n + (size_t)t])
+                return bad(r, r->header_line, "no 'model link %d %d' line (a version 3 "
+                           "file holds the whole cost model)", s, t);
+    for (int s = 0; s < n; s++)
+        if (!line[1 + (size_t)n * n + (size_t)s])
+            return bad(r, r->header_line, "no 'model uplink %d' line (a version 3 file "
+                       "holds the whole cost model)", s);
+    return ECO_OK;
+}
+
+/* Pass 5 (version 3): the model lines, over the file's subnet IDs. */
+static int load_model(reader *r)
+{
+    size_t n = (size_t)r->map->nsubnets;
+    ecoi_model *mo;
+    int rc = ECO_OK, *line;
+
+    if (r->version < 3)
+        return ECO_OK;
+    mo = ecoi_model_new(r->map->nsubnets);
+    line = calloc(1 + n * n + n, sizeof *line);
+    if (!mo || !line) {
+        ecoi_model_free(mo);
+        free(line);
+        return ECO_ERR_NOMEM;
+    }
+    for (size_t i = 1; i < r->nrec && rc == ECO_OK; i++)
+        if (is(r, &r->rec[i], "model"))
+            rc = load_model_line(r, &r->rec[i], mo, line);
+    if (rc == ECO_OK)
+        rc = model_missing(r, mo, line);
+    free(line);
+    if (rc == ECO_OK)
+        r->map->model = mo; /* renumbered with the subnets by finish() */
+    else
+        ecoi_model_free(mo);
+    return rc;
+}
+
 /* Every host in a subnet; then the canonical numbering. */
 static int finish(reader *r)
 {
@@ -616,6 +812,8 @@ int eco_map_read(const char *path, eco_map **map, char *err, size_t errlen)
         rc = load_pairs(&r, "hops", r.map->hops);
     if (rc == ECO_OK)
         rc = load_subnets(&r);
+    if (rc == ECO_OK)
+        rc = load_model(&r);
     if (rc == ECO_OK)
         rc = finish(&r);
     if (rc == ECO_OK)

@@ -19,6 +19,7 @@
 
 #include "cunit_common.h"
 #include "eco.h"
+#include "eco_map_impl.h" /* the cost model (version 3) */
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
@@ -82,10 +83,31 @@ static char *text_of(const eco_map *m)
     return buf;
 }
 
+static int models_equal(const ecoi_model *a, const ecoi_model *b)
+{
+    size_t n;
+
+    if (!a || !b)
+        return a == b;
+    n = (size_t)a->nsubnets;
+    if (a->nsubnets != b->nsubnets || a->task.alpha != b->task.alpha ||
+        a->task.beta != b->task.beta)
+        return 0;
+    for (size_t i = 0; i < n * n; i++)
+        if (a->link[i].alpha != b->link[i].alpha || a->link[i].beta != b->link[i].beta)
+            return 0;
+    for (size_t i = 0; i < n; i++)
+        if (a->uplink[i] != b->uplink[i])
+            return 0;
+    return 1;
+}
+
 static int maps_equal(const eco_map *a, const eco_map *b)
 {
     int n = eco_map_nhosts(a), s = eco_map_nsubnets(a);
 
+    if (!models_equal(a->model, b->model))
+        return 0;
     if (n != eco_map_nhosts(b) || s != eco_map_nsubnets(b) ||
         eco_map_threshold(a) != eco_map_threshold(b))
         return 0;
@@ -305,6 +327,139 @@ static void test_round_trip_small_maps(void)
     eco_map_free(m);
 }
 
+/* A model with a distinct value everywhere, numbers that need 17 digits. */
+static ecoi_model *planted_model(int ns)
+{
+    ecoi_model *mo = ecoi_model_new(ns);
+
+    CU_ASSERT_FATAL(mo != NULL);
+    mo->task.alpha = 1.0 / 3.0 * 1e-5;
+    mo->task.beta = 0.0;
+    for (int s = 0; s < ns; s++) {
+        for (int t = s; t < ns; t++) {
+            ecoi_cost c = { 1e-4 * (1 + s) + 1e-6 * t + 1e-21, s == t ? 1e-9 * (s + 1)
+                                                                       : 8e-7 + 1e-9 * t };
+            mo->link[s * ns + t] = mo->link[t * ns + s] = c;
+        }
+        mo->uplink[s] = s % 2 ? 0.0 : 8e-7 / (s + 1);
+    }
+    return mo;
+}
+
+/* Version 3: the model, byte for byte; copies, restriction, partition. */
+static void test_round_trip_model(void)
+{
+    eco_map *m = read_example("campus.matrix"), *back = NULL;
+    char err[512] = "", *text;
+    int ns, old_of[2];
+    ecoi_model *r;
+
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.25), ECO_OK);
+    ns = eco_map_nsubnets(m);
+    CU_ASSERT_FATAL(ns >= 3);
+    m->model = planted_model(ns);
+    CU_ASSERT(ecoi_model_valid(m->model));
+    text = text_of(m);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 3\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nmodel task 3.3333333333333333e-06 0\n"
+                                        "model link 0 0 0.0001 1e-09\n"
+                                        "model link 0 1 0.000101 8.009999999999999e-07\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nmodel uplink 0 8e-07\n"
+                                        "model uplink 1 0\n"));
+    free(text);
+    check_round_trip(m, "model.subnets");
+    /* a copy, and a restriction to subnets 2 and 0, in that order */
+    r = ecoi_model_copy(m->model);
+    CU_ASSERT(models_equal(r, m->model));
+    ecoi_model_free(r);
+    old_of[0] = 2;
+    old_of[1] = 0;
+    r = ecoi_model_restrict(m->model, old_of, 2);
+    CU_ASSERT_FATAL(r != NULL);
+    CU_ASSERT_EQUAL(r->nsubnets, 2);
+    CU_ASSERT_EQUAL(r->link[0].alpha, m->model->link[2 * ns + 2].alpha);
+    CU_ASSERT_EQUAL(r->link[1].beta, m->model->link[2 * ns + 0].beta);
+    CU_ASSERT_EQUAL(r->link[2].beta, m->model->link[0 * ns + 2].beta);
+    CU_ASSERT_EQUAL(r->uplink[0], m->model->uplink[2]);
+    CU_ASSERT(ecoi_model_valid(r));
+    ecoi_model_free(r);
+    old_of[1] = -1; /* a subnet the model does not know */
+    CU_ASSERT_PTR_NULL(ecoi_model_restrict(m->model, old_of, 2));
+    old_of[1] = ns;
+    CU_ASSERT_PTR_NULL(ecoi_model_restrict(m->model, old_of, 2));
+    /* a bad model is not written */
+    m->model->uplink[1] = -1.0;
+    CU_ASSERT_EQUAL(eco_map_write(m, scratch("badmodel.subnets"), err, sizeof err),
+                    ECO_ERR_ARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cost model"));
+    m->model->uplink[1] = 0.0;
+    m->model->link[1].alpha += 1.0; /* not symmetric */
+    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
+    m->model->link[1].alpha -= 1.0;
+    /* a new partition drops it; written as version 1 again */
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.25), ECO_OK);
+    CU_ASSERT_PTR_NULL(m->model);
+    text = text_of(m);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 1\n"));
+    CU_ASSERT_PTR_NULL(strstr(text, "model"));
+    free(text);
+    /* versions 1 and 2 read without a model */
+    CU_ASSERT_EQUAL(eco_map_read(put_file("v1.subnets", "eco-subnets 1\nthreshold 0.2\n"
+                                          "host a\nsubnet 0 k=2 a\n"), &back, err,
+                                 sizeof err), ECO_OK);
+    CU_ASSERT_PTR_NULL(back->model);
+    eco_map_free(back);
+    CU_ASSERT_EQUAL(eco_map_read(put_file("v2.subnets", "eco-subnets 2\nthreshold 0.2\n"
+                                          "host a\nhost b\nhops a b 1\nsubnet 0 k=2 a\n"
+                                          "subnet 1 k=2 b\n"), &back, err, sizeof err),
+                    ECO_OK);
+    CU_ASSERT_PTR_NULL(back->model);
+    eco_map_free(back);
+    eco_map_free(m);
+}
+
+/* The reader renumbers the model with the subnets (canonical order). */
+static void test_read_model_renumbered(void)
+{
+    static const char in[] =
+        "eco-subnets 3\n"
+        "threshold 0.2\n"
+        "host a\nhost b\nhost c\n"
+        "subnet 0 k=1 c\n"                       /* becomes subnet 1 */
+        "subnet 1 k=2 b a\n"                     /* becomes subnet 0 */
+        "model uplink 1 8e-07\n"
+        "model uplink 0 0\n"
+        "model link 1 0 0.001 8e-07   # either order\n"
+        "model link 0 0 3e-05 2e-09\n"
+        "model link 1 1 4e-05 1e-09\n"
+        "model task 1e-05 5e-10\n";
+    static const char out_tail[] =
+        "subnet 0 k=2 a b\n"
+        "subnet 1 k=1 c\n"
+        "# cost model: one way, ALPHA + BETA * bytes seconds\n"
+        "model task 1e-05 5e-10\n"
+        "model link 0 0 4e-05 1e-09\n"
+        "model link 0 1 0.001 8e-07\n"
+        "model link 1 1 3e-05 2e-09\n"
+        "model uplink 0 8e-07\n"
+        "model uplink 1 0\n";
+    char err[512] = "", *text;
+    eco_map *m = NULL;
+
+    CU_ASSERT_EQUAL_FATAL(eco_map_read(put_file("renum.subnets", in), &m, err, sizeof err),
+                          ECO_OK);
+    CU_ASSERT_FATAL(m->model != NULL);
+    CU_ASSERT_EQUAL(m->model->nsubnets, 2);
+    CU_ASSERT_EQUAL(m->model->uplink[0], 8e-7);
+    CU_ASSERT_EQUAL(m->model->link[3].alpha, 3e-5);
+    text = text_of(m);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 3\n"));
+    CU_ASSERT(strlen(text) > strlen(out_tail) &&
+              strcmp(text + strlen(text) - strlen(out_tail), out_tail) == 0);
+    free(text);
+    eco_map_free(m);
+}
+
 /* The reader takes any order; the writer's order is fixed. */
 static void test_read_lenient_write_canonical(void)
 {
@@ -357,13 +512,19 @@ typedef struct bad_case {
 #define HEAD "eco-subnets 1\nthreshold 0.2\n"
 #define HEAD2 "eco-subnets 2\nthreshold 0.2\n"
 #define HOSTS "host a\nhost b\nhost c\n" /* lines 3..5 after HEAD */
+/* version 3: two subnets on lines 6..7, then the model (lines 8..) */
+#define HEAD3 "eco-subnets 3\nthreshold 0.2\n" HOSTS "subnet 0 k=2 a b\nsubnet 1 k=1 c\n"
+#define M_TASK "model task 1e-05 1e-09\n"
+#define M_LINKS "model link 0 0 5e-05 1e-08\nmodel link 0 1 0.0001 8e-07\n" \
+                "model link 1 1 5e-05 1e-08\n"
+#define M_UPS "model uplink 0 8e-07\nmodel uplink 1 0\n"
 
 static const bad_case bad_files[] = {
     {"", 1, "no header"},
     {"# only\n# comments\n", 2, "no header"},
     {"threshold 0.2\n", 1, "expected the header"},
     {"a b 0.001\nb c 0.002\n", 1, "cost matrix?"},
-    {"# c\n\neco-subnets 3\nthreshold 0.2\n", 3, "unsupported eco-subnets version 3"},
+    {"# c\n\neco-subnets 4\nthreshold 0.2\n", 3, "unsupported eco-subnets version 4"},
     {"eco-subnets 0\nthreshold 0.2\n", 1, "unsupported eco-subnets version 0"},
     {"eco-subnets one\n", 1, "bad version"},
     {"eco-subnets 1 x\n", 1, "expected 'eco-subnets VERSION'"},
@@ -422,6 +583,36 @@ static const bad_case bad_files[] = {
     {HEAD2 HOSTS "hops b b 1\nsubnet 0 k=2 a b c\n", 6, "hops from host 'b' to itself"},
     {HEAD2 HOSTS "cost a b 0.1\nhops a b 0\nhops b a 0\nsubnet 0 k=2 a b c\n", 8,
      "second hops for the pair a b (first on line 7)"},
+    /* the cost model (version 3) */
+    {HEAD HOSTS "subnet 0 k=2 a b c\n" M_TASK, 7, "'model' lines need version 3 (the header says 1)"},
+    {HEAD2 HOSTS "subnet 0 k=2 a b c\n" M_TASK, 7, "'model' lines need version 3 (the header says 2)"},
+    {HEAD3, 1, "no 'model task' line (a version 3 file holds the whole cost model)"},
+    {HEAD3 M_LINKS M_UPS, 1, "no 'model task' line"},
+    {HEAD3 M_TASK "model link 0 0 5e-05 1e-08\nmodel link 1 1 5e-05 1e-08\n" M_UPS, 1,
+     "no 'model link 0 1' line"},
+    {HEAD3 M_TASK M_LINKS "model uplink 0 8e-07\n", 1, "no 'model uplink 1' line"},
+    {HEAD3 "model task 1e-05\n", 8, "expected 'model task ALPHA BETA'"},
+    {HEAD3 "model task 1e-05 1 2\n", 8, "expected 'model task ALPHA BETA'"},
+    {HEAD3 "model link 0 1 1e-4\n", 8, "expected 'model link SUBNET_A SUBNET_B ALPHA BETA'"},
+    {HEAD3 "model uplink 0\n", 8, "expected 'model uplink SUBNET BETA'"},
+    {HEAD3 "model\n", 8, "expected 'model task', 'model link' or 'model uplink', not 'model '"},
+    {HEAD3 "model links 0 1 1 1\n", 8, "not 'model links'"},
+    {HEAD3 "model task -1e-05 0\n", 8, "bad alpha '-1e-05' (a number >= 0)"},
+    {HEAD3 "model task 0 nan\n", 8, "bad beta 'nan'"},
+    {HEAD3 "model link 0 1 1e999 0\n", 8, "bad alpha '1e999'"},
+    {HEAD3 "model link 0 1 0 -0.5\n", 8, "bad beta '-0.5'"},
+    {HEAD3 "model uplink 0 x\n", 8, "bad beta 'x'"},
+    {HEAD3 "model link x 0 1 1\n", 8, "bad subnet ID 'x'"},
+    {HEAD3 "model link 0 -1 1 1\n", 8, "bad subnet ID '-1'"},
+    {HEAD3 "model uplink 1.5 0\n", 8, "bad subnet ID '1.5'"},
+    {HEAD3 M_TASK "model link 0 2 1 1\n", 9, "no subnet 2 (the file has 2)"},
+    {HEAD3 M_TASK M_LINKS "model uplink 7 0\n", 12, "no subnet 7 (the file has 2)"},
+    {HEAD3 M_TASK M_LINKS "model link 1 0 1 1\n" M_UPS, 12,
+     "second 'model link 0 1' (first on line 10)"},
+    {HEAD3 M_TASK M_LINKS M_UPS "model task 0 0\n", 14, "second 'model task' (first on line 8)"},
+    {HEAD3 M_TASK M_LINKS M_UPS "model uplink 1 0\n", 14,
+     "second 'model uplink 1' (first on line 13)"},
+    {HEAD3 M_TASK M_LINKS M_UPS "host d\n", 14, "host 'd' in no subnet"},
 };
 
 static void test_read_malformed(void)
@@ -684,6 +875,8 @@ static const eco_test tests[] = {
     {"round trip: hops", test_round_trip_hops},
     {"round trip: exact numbers", test_round_trip_numbers},
     {"round trip: empty and tiny maps", test_round_trip_small_maps},
+    {"round trip: the cost model (version 3)", test_round_trip_model},
+    {"read: the model follows the subnets", test_read_model_renumbered},
     {"read lenient, write canonical", test_read_lenient_write_canonical},
     {"malformed subnet files", test_read_malformed},
     {"unreadable and binary files", test_read_errors},

@@ -4,9 +4,11 @@
  * what the sanitizers see: all or nothing (a map exactly when ECO_OK),
  * one error line "FILE:LINE: reason" otherwise, and on success that the
  * map prints (eco_map_fprint) to text that reads back to the same text;
- * the accessors agree with the map.  Build and run: scripts/fuzz.sh.
+ * the accessors agree with the map, and a cost model (version 3) fits
+ * the subnets.  Build and run: scripts/fuzz.sh.
  */
 #include "fuzz_common.h"
+#include "eco_map_impl.h" /* the cost model (version 3) */
 
 static void check_map(const eco_map *map)
 {
@@ -22,6 +24,9 @@ static void check_map(const eco_map *map)
         total += size;
     }
     if (total != n)
+        abort();
+    /* a model fits its subnets: complete, finite, >= 0, symmetric */
+    if (map->model && (map->model->nsubnets != ns || !ecoi_model_valid(map->model)))
         abort();
     for (int h = 0; h < n; h++) {
         if (eco_map_find_host(map, eco_map_host(map, h)) != h)
