@@ -32,7 +32,8 @@ typedef struct options {
     enum view view;
     int dot;
     const char *svg;    /* --svg FILE */
-    const char *root;   /* --tree HOST, --root HOST */
+    const char *root;   /* --tree HOST */
+    const char *proot;  /* --root HOST (--predict) */
     const char *file;
     const char *op;     /* --op OP (--predict), NULL: every one */
     const char *bytes;  /* --bytes LIST (--predict) */
@@ -142,7 +143,7 @@ static int parse_args(int argc, char **argv, options *o)
             o->bytes = optarg;
             break;
         case 'R':
-            o->root = optarg;
+            o->proot = optarg;
             break;
         case 'T': {
             char *end;
@@ -166,8 +167,9 @@ static int parse_args(int argc, char **argv, options *o)
     }
     if (views > 1)
         return usage_error("%s", "give at most one of --subnets, --tree and --predict");
-    if ((o->op || o->bytes || o->tasks) && o->view != VIEW_PREDICT)
-        return usage_error("%s", "--op, --bytes and --tasks go with --predict");
+    if ((o->op || o->bytes || o->tasks || o->proot) &&
+        o->view != VIEW_PREDICT)
+        return usage_error("%s", "--op, --bytes, --root and --tasks go with --predict");
     if (optind >= argc)
         return usage_error("%s", "missing SUBNETFILE");
     if (optind + 1 < argc)
@@ -796,10 +798,10 @@ static int show_predict(const layout *l, const options *o)
         sizes[nsizes++] = (size_t)v;
         p = *end ? end + 1 : end;
     }
-    if (o->root) {
-        int h = eco_map_find_host(l->map, o->root);
+    if (o->proot) {
+        int h = eco_map_find_host(l->map, o->proot);
         if (h < 0) {
-            fprintf(stderr, PROG ": %s: unknown host '%s'\n", l->file, o->root);
+            fprintf(stderr, PROG ": %s: unknown host '%s'\n", l->file, o->proot);
             free(mh);
             return 1;
         }
@@ -853,7 +855,7 @@ static int run(const options *o, const eco_map *map)
 
 int main(int argc, char **argv)
 {
-    options o = {VIEW_SUMMARY, 0, NULL, NULL, NULL, NULL, NULL, 0};
+    options o = {VIEW_SUMMARY, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0};
     eco_map *map = NULL;
     char err[1024] = "";
     int rc;

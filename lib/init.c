@@ -32,6 +32,8 @@ typedef struct boot {
     int *degree;        /* [nsub] */
     double *cost;       /* [nh*nh], < 0 unmeasured */
     double threshold;   /* the file's, for fastest-node-first (tree.c) */
+    ecoi_model *model;  /* the file's cost model over the nsub subnets,
+                         * NULL: none (lib/select.c's defaults) */
 } boot;
 
 static void boot_free(boot *b)
@@ -43,6 +45,7 @@ static void boot_free(boot *b)
     free(b->host_subnet);
     free(b->degree);
     free(b->cost);
+    ecoi_model_free(b->model);
     memset(b, 0, sizeof *b);
 }
 
@@ -185,6 +188,27 @@ static int collect_hosts(boot *b, const int *tids, int *uniform)
     return ECO_OK;
 }
 
+/* The file's cost model over the members' subnets (fh[h]: host h's
+ * index in the file, -1 when not there).  A member's host missing from
+ * the file makes a subnet the model does not know: then no model, and
+ * select.c's defaults for every subnet (a stale file: measure again). */
+static void restrict_model(boot *b, const eco_map *file, const int *fh, const char *fname)
+{
+    int *old_of;
+
+    if (!file || !file->model)
+        return;
+    if (!(old_of = malloc(((size_t)b->nsub + 1) * sizeof *old_of)))
+        return; /* no model: the defaults */
+    for (int h = 0; h < b->nh; h++)
+        old_of[b->host_subnet[h]] = fh[h] >= 0 ? eco_map_subnet_of(file, fh[h]) : -1;
+    b->model = ecoi_model_restrict(file->model, old_of, b->nsub);
+    free(old_of);
+    if (!b->model)
+        fprintf(stderr, "libeco: warning: the cost model of %s is not used: a member's "
+                "host is not in it (the defaults of the library apply)\n", fname);
+}
+
 /* Subnets, degrees and costs of the members' hosts, from the file. */
 static int restrict_map(boot *b, const eco_map *file, const char *fname)
 {
@@ -227,6 +251,7 @@ static int restrict_map(boot *b, const eco_map *file, const char *fname)
         for (int c = 0; c < b->nh; c++)
             b->cost[a * b->nh + c] = (fh[a] >= 0 && fh[c] >= 0)
                 ? eco_map_cost(file, fh[a], fh[c]) : (a == c ? 0.0 : -1.0);
+    restrict_model(b, file, fh, fname);
     free(fh);
     free(seen);
     return ECO_OK;
@@ -281,6 +306,47 @@ static int make_boot(boot *b, const char *file, const int *tids)
 /* The boot message                                                    */
 /* ------------------------------------------------------------------ */
 
+/* The cost model: 0 (none) or 1, then the task's alpha and beta, alpha
+ * and beta of every link (row-major), every uplink.  An ecoi_cost is two
+ * doubles, packed as such. */
+_Static_assert(sizeof(ecoi_cost) == 2 * sizeof(double), "ecoi_cost: alpha, beta");
+static int pack_model(const ecoi_model *mo, int nsub)
+{
+    int has = mo != NULL, rc;
+    size_t nl = (size_t)nsub * (size_t)nsub;
+
+    if ((rc = pvm_pkint(&has, 1, 1)) < 0 || !has)
+        return rc;
+    rc |= pvm_pkdouble((double *)&mo->task.alpha, 2, 1);
+    rc |= pvm_pkdouble(&mo->link[0].alpha, (int)(2 * nl), 1);
+    rc |= pvm_pkdouble(mo->uplink, nsub, 1);
+    return rc;
+}
+
+/* Checked like the rest: every number finite, >= 0, links symmetric. */
+static int unpack_model(ecoi_model **out, int nsub)
+{
+    int has = -1, rc = 0;
+    size_t nl = (size_t)nsub * (size_t)nsub;
+    ecoi_model *mo;
+
+    if (pvm_upkint(&has, 1, 1) < 0 || (has != 0 && has != 1))
+        return ECO_ERR_MISMATCH;
+    if (!has)
+        return ECO_OK;
+    if (!(mo = ecoi_model_new(nsub)))
+        return ECO_ERR_NOMEM;
+    rc |= pvm_upkdouble(&mo->task.alpha, 2, 1);
+    rc |= pvm_upkdouble(&mo->link[0].alpha, (int)(2 * nl), 1);
+    rc |= pvm_upkdouble(mo->uplink, nsub, 1);
+    if (rc < 0 || !ecoi_model_valid(mo)) {
+        ecoi_model_free(mo);
+        return ECO_ERR_MISMATCH;
+    }
+    *out = mo;
+    return ECO_OK;
+}
+
 static int pack_boot(boot *b)
 {
     int rc = 0;
@@ -307,6 +373,7 @@ static int pack_boot(boot *b)
     rc |= pvm_pkint(b->degree, b->nsub, 1);
     rc |= pvm_pkdouble(b->cost, b->nh * b->nh, 1);
     rc |= pvm_pkdouble(&b->threshold, 1, 1);
+    rc |= pack_model(b->model, b->nsub);
     return rc < 0 ? ECO_ERR_PVM : ECO_OK;
 }
 
@@ -361,7 +428,9 @@ static int unpack_boot(boot *b, int n)
     rc |= pvm_upkint(b->degree, b->nsub, 1);
     rc |= pvm_upkdouble(b->cost, b->nh * b->nh, 1);
     rc |= pvm_upkdouble(&b->threshold, 1, 1);
-    return rc < 0 ? ECO_ERR_MISMATCH : ECO_OK;
+    if (rc < 0)
+        return ECO_ERR_MISMATCH;
+    return unpack_model(&b->model, b->nsub);
 }
 
 /* The same map, built the same way in every member. */
@@ -387,6 +456,8 @@ static int build_map(const boot *b, eco_map **out)
         memcpy(m->subnet, b->host_subnet, (size_t)b->nh * sizeof *m->subnet);
         m->nsubnets = b->nsub;
         m->threshold = b->threshold;
+        if (b->model && !(m->model = ecoi_model_copy(b->model)))
+            rc = ECO_ERR_NOMEM;
     }
     if (rc != ECO_OK) {
         eco_map_free(m);

@@ -727,7 +727,8 @@ int ecoi_select(eco_ctx *c, int coll, int root, size_t bytes, ecoi_plan *plan)
     long seg = c->segment_auto ? -1 : (long)c->segment;
     int k, best = -1;
 
-    if (slot->algorithm >= 0 && slot->root == root && slot->pattern_k == c->pattern_k) {
+    if (!c->no_segments && slot->algorithm >= 0 && slot->root == root &&
+        slot->pattern_k == c->pattern_k) {
         *plan = *slot;
         return ECO_OK;
     }
@@ -737,18 +738,18 @@ int ecoi_select(eco_ctx *c, int coll, int root, size_t bytes, ecoi_plan *plan)
                      coll, root, bytes, seg, pr, 16);
     if (k < 0)
         return k;
-    for (int i = 0; i < k; i++) {
-        /* a call that must not cut its vector (the legacy layer's user
-         * functions take whole vectors) cannot split it among subnets */
-        if (c->no_segments && algorithms[pr[i].algorithm].run == ECOI_RUN_RSAG)
-            continue;
-        if (c->forced[coll] >= 0 && !c->pattern_k) {
-            if (pr[i].algorithm == c->forced[coll])
+    /* The forced algorithm if there is one and it may run, else the
+     * least predicted time.  A call that must not cut its vector (the
+     * legacy layer's user functions take whole vectors) cannot split it
+     * among subnets. */
+    for (int pass = 0; pass < 2 && best < 0; pass++)
+        for (int i = 0; i < k; i++) {
+            if (c->no_segments && algorithms[pr[i].algorithm].run == ECOI_RUN_RSAG)
+                continue;
+            if (pass == 0 ? !c->pattern_k && pr[i].algorithm == c->forced[coll]
+                          : best < 0 || pr[i].seconds < pr[best].seconds)
                 best = i;
-        } else if (best < 0 || pr[i].seconds < pr[best].seconds) {
-            best = i;
         }
-    }
     if (best < 0)
         return ECO_ERR_ARG;
     plan->algorithm = pr[best].algorithm;

@@ -286,6 +286,58 @@ static void mode_mismatch(int n, const int *tids)
     report(&rep, ECO_OK, worst);
 }
 
+/* The cost model of a version 3 file reaches every member, restricted to
+ * the members' subnets: each member compares its context's model entry
+ * by entry with the file's (read here too, by host name). */
+static void mode_model(int n, const int *tids)
+{
+    ecot_report rep = { 0 };
+    eco_map *file = NULL;
+    eco_ctx *ctx = NULL;
+    const ecoi_model *got;
+    const eco_map *m;
+    int rc, ns;
+
+    if ((rc = eco_map_read(getenv("ECO_SUBNET_FILE"), &file, NULL, 0)) != ECO_OK ||
+        (rc = eco_init(NULL, n, tids, &ctx)) != ECO_OK) {
+        eco_map_free(file);
+        report(&rep, rc, 0);
+        return;
+    }
+    m = ctx->map;
+    got = m->model;
+    ns = m->nsubnets;
+    ecot_check(&rep, got != NULL && file->model != NULL, "no model in the context");
+    if (got && file->model) {
+        const ecoi_model *want = file->model;
+        ecot_check(&rep, got->nsubnets == ns, "model of %d subnets, map of %d",
+                   got->nsubnets, ns);
+        ecot_check(&rep, got->task.alpha == want->task.alpha &&
+                   got->task.beta == want->task.beta, "task cost differs");
+        for (int a = 0; a < m->nhosts && got->nsubnets == ns; a++)
+            for (int b = 0; b < m->nhosts; b++) {
+                int fa = eco_map_find_host(file, m->host[a]);
+                int fb = eco_map_find_host(file, m->host[b]);
+                int s = m->subnet[a], t = m->subnet[b], fs, ft;
+                ecot_check(&rep, fa >= 0 && fb >= 0, "host %s not in the file", m->host[a]);
+                if (fa < 0 || fb < 0)
+                    continue;
+                fs = file->subnet[fa];
+                ft = file->subnet[fb];
+                ecot_check(&rep, got->link[s * ns + t].alpha ==
+                                     want->link[fs * want->nsubnets + ft].alpha &&
+                                 got->link[s * ns + t].beta ==
+                                     want->link[fs * want->nsubnets + ft].beta,
+                           "link %d-%d differs from the file's %d-%d", s, t, fs, ft);
+                ecot_check(&rep, got->uplink[s] == want->uplink[fs],
+                           "uplink %d differs from the file's %d", s, fs);
+            }
+    }
+    report(&rep, ECO_OK, got ? got->nsubnets : -1);
+    eco_finalize(ctx);
+    eco_map_free(file);
+}
+
 static int worker_main(int argc, char **argv)
 {
     int n, *tids;
@@ -307,6 +359,8 @@ static int worker_main(int argc, char **argv)
         mode_contexts(n, tids);
     else if (strcmp(argv[2], "flow") == 0)
         mode_flow(n, tids);
+    else if (strcmp(argv[2], "model") == 0)
+        mode_model(n, tids);
     free(tids);
     pvm_exit();
     return 0;
@@ -576,6 +630,54 @@ static void test_contexts(void)
     drain_notices();
 }
 
+/* A version 3 file: this virtual machine's hosts, each a subnet, and two
+ * hosts no member runs on; distinct numbers everywhere.  Every member's
+ * context has the model over the members' subnets only. */
+static void test_model(void)
+{
+    static char env0[600];
+    char path[300];
+    char *env[] = { env0, NULL };
+    struct pvmhostinfo *hi;
+    int nh, na, ns, tids[8], n = 4;
+    outcome out[8];
+    FILE *f;
+
+    /* written as text: pvm_tests links libeco, which exports no ecoi_* */
+    snprintf(path, sizeof path, "%s/model.subnets", scratch);
+    CU_ASSERT_FATAL((f = fopen(path, "w")) != NULL);
+    pvm_config(&nh, &na, &hi);
+    ns = nh + 2;
+    fprintf(f, "eco-subnets 3\nthreshold 0.2\nhost ghost-0.invalid\nhost ghost-1.invalid\n");
+    for (int h = 0; h < nh; h++)
+        fprintf(f, "host %s\n", hi[h].hi_name);
+    fprintf(f, "subnet 0 k=2 ghost-0.invalid\nsubnet 1 k=2 ghost-1.invalid\n");
+    for (int h = 0; h < nh; h++)
+        fprintf(f, "subnet %d k=2 %s\n", h + 2, hi[h].hi_name);
+    fprintf(f, "model task 1.25e-05 3e-10\n");
+    for (int a = 0; a < ns; a++) {
+        for (int b = a; b < ns; b++)
+            fprintf(f, "model link %d %d %.17g %.17g\n", a, b, 1e-4 * (1 + a) + 1e-6 * (1 + b),
+                    a == b ? 1e-9 * (1 + a) : 8e-7 + 1e-8 * b);
+        fprintf(f, "model uplink %d %.17g\n", a, 7e-7 + 1e-8 * a);
+    }
+    CU_ASSERT_FATAL(fclose(f) == 0);
+    snprintf(env0, sizeof env0, "ECO_SUBNET_FILE=%s", path);
+    CU_ASSERT_FATAL(spawn_workers(n, "model", env, tids) == n);
+    collect(n, tids, out, 120);
+    for (int i = 0; i < n; i++) {
+        CU_ASSERT(out[i].got);
+        CU_ASSERT_EQUAL(out[i].rc, ECO_OK);
+        CU_ASSERT(out[i].checks > 0);
+        CU_ASSERT_EQUAL(out[i].failures, 0);
+        CU_ASSERT(out[i].extra >= 1 && out[i].extra <= nh); /* the ghosts left out */
+        if (!out[i].got || out[i].rc || out[i].failures)
+            fprintf(stderr, "\n  model rank %d: got %d rc %d, %d/%d failed: %s\n", i,
+                    out[i].got, out[i].rc, out[i].failures, out[i].checks, out[i].first);
+    }
+    drain_notices();
+}
+
 /* A late root: 400 reduces of 64 KB from each of 4 members must not
  * pile up at it (25 MB without flow control). */
 static void test_flow(void)
@@ -699,6 +801,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "members that disagree all fail within 5 s", test_mismatch);
     CU_add_test(s, "300 contexts: late rank 0, nothing left, flat memory", test_contexts);
     CU_add_test(s, "flow control: a late root, 400 reduces of 64 KB", test_flow);
+    CU_add_test(s, "the cost model of a version 3 file in every member", test_model);
     CU_add_test(s, "valgrind: no error, no leak", test_valgrind);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     /* "pvm_tests NAME": only the test of that name (when debugging). */

@@ -302,6 +302,165 @@ static void test_chain_trees(void)
     }
 }
 
+/* ------------------------------------------------------------------ */
+/* Selection on planted models                                         */
+/* ------------------------------------------------------------------ */
+
+/* The name select.c predicts fastest for coll on map m (the map's model,
+ * or the defaults); *segment its segment. */
+static const char *winner(const eco_map *m, const config *c, int coll, size_t bytes,
+                          size_t *segment)
+{
+    ecoi_prediction pr[16];
+    int k = ecoi_predict(m, m->model, c->n, c->member_host, NULL, coll, 0, bytes, -1, pr, 16);
+    int best = 0;
+
+    CU_ASSERT_FATAL(k > 0);
+    for (int i = 1; i < k; i++)
+        if (pr[i].seconds < pr[best].seconds)
+            best = i;
+    if (getenv("ECO_TEST_DEBUG"))
+        for (int i = 0; i < k; i++)
+            fprintf(stderr, "%d %zu %s %zu %.3f\n", coll, bytes,
+                    ecoi_algorithm_at(pr[i].algorithm)->name, pr[i].segment, pr[i].seconds * 1e3);
+    if (segment)
+        *segment = pr[best].segment;
+    return ecoi_algorithm_at(pr[best].algorithm)->name;
+}
+
+/* A planted model: inside subnets alpha_in/beta_in, between them
+ * alpha_out/beta_out, each subnet's hosts sharing an uplink of beta up. */
+static ecoi_model *plant(int S, double alpha_in, double beta_in, double alpha_out,
+                         double beta_out, double up)
+{
+    ecoi_model *md = calloc(1, sizeof *md);
+
+    CU_ASSERT_FATAL(md != NULL);
+    md->nsubnets = S;
+    md->task = (ecoi_cost){ 20e-6, 0.5e-9 };
+    md->link = calloc((size_t)S * (size_t)S, sizeof *md->link);
+    md->uplink = calloc((size_t)S, sizeof *md->uplink);
+    CU_ASSERT_FATAL(md->link && md->uplink);
+    for (int s = 0; s < S; s++) {
+        md->uplink[s] = up;
+        for (int t = 0; t < S; t++)
+            md->link[s * S + t] = s == t ? (ecoi_cost){ alpha_in, beta_in }
+                                         : (ecoi_cost){ alpha_out, beta_out };
+    }
+    return md;
+}
+
+static void unplant(eco_map *m)
+{
+    if (m->model) {
+        free(m->model->link);
+        free(m->model->uplink);
+        free(m->model);
+        m->model = NULL;
+    }
+}
+
+static void test_select_planted(void)
+{
+    /* The ECO paper's network: 3 subnets of 2 hosts behind 10 Mbit/s
+     * links, 50 us and 1 Gbit/s inside. */
+    config c = { .n = 6, .nh = 6, .nsub = 3, .degree = { 1, 1, 1 },
+                 .host_subnet = { 0, 0, 1, 1, 2, 2 }, .member_host = { 0, 1, 2, 3, 4, 5 } };
+    eco_map *m = make_map(&c);
+    size_t seg = 0;
+
+    /* every subnet as far from every other: ECO's tree among subnets is
+     * a star, the chain differs from it */
+    for (int a = 0; a < 6; a++)
+        for (int b = 0; b < 6; b++)
+            if (a / 2 != b / 2)
+                m->cost[a * m->cap + b] = 11.5e-3;
+    m->model = plant(3, 50e-6, 8e-9, 300e-6, 8e-7, 8e-7);
+    /* long vectors: subnets chained, pipelined; reduce-to-all and
+     * gather-to-all among the subnets' leaders */
+    CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_BCAST, 131072, &seg), "chain");
+    CU_ASSERT(seg > 0 && seg < 131072);
+    CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_REDUCE, 131072, NULL), "chain");
+    CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_ALLREDUCE, 16000, NULL), "rsag");
+    CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_ALLGATHER, 16000, NULL), "hier");
+    CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_SCAN, 131072, NULL), "chain");
+    /* 8 bytes: one hop per subnet, no segments */
+    CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_BCAST, 8, &seg), "tree");
+    CU_ASSERT_EQUAL(seg, 0);
+    /* messages that cost 50 ms each are never cut */
+    unplant(m);
+    m->model = plant(3, 50e-3, 8e-9, 50e-3, 8e-7, 8e-7);
+    winner(m, &c, ECOI_C_BCAST, 131072, &seg);
+    CU_ASSERT_EQUAL(seg, 0);
+    unplant(m);
+    eco_map_free(m);
+
+    /* One switch of 8 hosts (one subnet, nothing shared): no leaders to
+     * exchange among, so reduce-to-all is reduce then broadcast; a
+     * single subnet's k = 1 (a chain of hosts) pipelines long vectors. */
+    config one = { .n = 8, .nh = 8, .nsub = 1, .degree = { 1 },
+                   .host_subnet = { 0 }, .member_host = { 0, 1, 2, 3, 4, 5, 6, 7 } };
+    m = make_map(&one);
+    m->model = plant(1, 60e-6, 8e-8, 0, 0, 0);
+    CU_ASSERT_STRING_NOT_EQUAL(winner(m, &one, ECOI_C_ALLREDUCE, 131072, NULL), "rsag");
+    CU_ASSERT_STRING_NOT_EQUAL(winner(m, &one, ECOI_C_ALLGATHER, 131072, NULL), "hier");
+    winner(m, &one, ECOI_C_BCAST, 131072, &seg);
+    CU_ASSERT(seg > 0);
+    unplant(m);
+    /* no model: the defaults from the file's costs give the same kinds */
+    CU_ASSERT_STRING_NOT_EQUAL(winner(m, &one, ECOI_C_ALLREDUCE, 131072, NULL), "rsag");
+    eco_map_free(m);
+}
+
+/* Forcing by name: what ECO_ALGORITHM and eco_set_pattern accept. */
+static void test_select_forced(void)
+{
+    int f[ECOI_NCOLL];
+    char why[200];
+    config c = { .n = 4, .nh = 4, .nsub = 2, .degree = { 1, 1 },
+                 .host_subnet = { 0, 0, 1, 1 }, .member_host = { 0, 1, 2, 3 } };
+    ecoi_local_world *w = ecoi_local_world_new(4, 5.0);
+    eco_ctx *ctx = NULL;
+
+    CU_ASSERT_EQUAL(ecoi_parse_forced("allreduce=rsag,bcast=chain-k2", f, why, sizeof why), ECO_OK);
+    CU_ASSERT_STRING_EQUAL(ecoi_algorithm_at(f[ECOI_C_ALLREDUCE])->name, "rsag");
+    CU_ASSERT_STRING_EQUAL(ecoi_algorithm_at(f[ECOI_C_BCAST])->name, "chain-k2");
+    CU_ASSERT_EQUAL(f[ECOI_C_SCAN], -1);
+    CU_ASSERT_EQUAL(ecoi_parse_forced(NULL, f, why, sizeof why), ECO_OK);
+    for (int k = 0; k < ECOI_NCOLL; k++)
+        CU_ASSERT_EQUAL(f[k], -1);
+    CU_ASSERT_EQUAL(ecoi_parse_forced("allreduce=nope", f, why, sizeof why), ECO_ERR_ARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "no such algorithm for allreduce"));
+    CU_ASSERT_EQUAL(ecoi_parse_forced("nope=tree", f, why, sizeof why), ECO_ERR_ARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "no such operation"));
+    CU_ASSERT_EQUAL(ecoi_parse_forced("bcast", f, why, sizeof why), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(ecoi_parse_forced("bcast=tree,", f, why, sizeof why), ECO_OK);
+    CU_ASSERT_EQUAL(ecoi_parse_forced("allgather=rsag", f, why, sizeof why), ECO_ERR_ARG);
+    /* through eco_set_pattern, and what a call then runs */
+    CU_ASSERT_FATAL(ecoi_ctx_create(4, 0, make_map(&c), c.member_host,
+                                    ecoi_local_transport(w, 0), &ctx) == ECO_OK);
+    CU_ASSERT_EQUAL(eco_set_pattern(ctx, "allreduce=nope"), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_set_pattern(ctx, "allreduce=chain,allgather=ring"), ECO_OK);
+    {
+        ecoi_plan plan;
+        CU_ASSERT_EQUAL(ecoi_select(ctx, ECOI_C_ALLREDUCE, 0, 100000, &plan), ECO_OK);
+        CU_ASSERT_STRING_EQUAL(ecoi_algorithm_at(plan.algorithm)->name, "chain");
+        CU_ASSERT_EQUAL(ecoi_select(ctx, ECOI_C_ALLGATHER, 0, 8, &plan), ECO_OK);
+        CU_ASSERT_EQUAL(plan.run, ECOI_RUN_RING);
+        /* a legacy user function's vector is never split among subnets */
+        CU_ASSERT_EQUAL(eco_set_pattern(ctx, "allreduce=rsag"), ECO_OK);
+        ctx->no_segments = 1;
+        CU_ASSERT_EQUAL(ecoi_select(ctx, ECOI_C_ALLREDUCE, 0, 100000, &plan), ECO_OK);
+        CU_ASSERT_NOT_EQUAL(plan.run, ECOI_RUN_RSAG);
+        CU_ASSERT_EQUAL(plan.segment, 0);
+        ctx->no_segments = 0;
+        CU_ASSERT_EQUAL(ecoi_select(ctx, ECOI_C_ALLREDUCE, 0, 100000, &plan), ECO_OK);
+        CU_ASSERT_EQUAL(plan.run, ECOI_RUN_RSAG);
+    }
+    eco_finalize(ctx);
+    ecoi_local_world_free(w);
+}
+
 /* Every algorithm of select.c's table, forced by name (ECO_ALGORITHM),
  * through the whole battery: with 64-byte segments and with the model's. */
 static void test_every_algorithm(void)
@@ -520,6 +679,8 @@ static const eco_test tests[] = {
     { "k-ary shapes over ranks", test_kary_shapes },
     { "chained subnets for long messages", test_chain_trees },
     { "every algorithm, forced by name", test_every_algorithm },
+    { "selection on planted models", test_select_planted },
+    { "forcing algorithms by name", test_select_forced },
     { "star, binary, kary3, chain patterns", test_patterns },
     { "bad arguments send nothing", test_bad_arguments },
     { "a member dies mid-collective", test_member_dies },
