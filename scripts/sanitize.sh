@@ -36,12 +36,12 @@ command -v gcc >/dev/null || { say "gcc is missing"; exit 1; }
 # The source tree the build directory is configured from.
 # ------------------------------------------------------------------
 mkdir -p "$SAN_DIR/obj" || exit 1
-if [ -f "$top/config.status" ]; then
-    if ! git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
-        say "the tree is configured and not a git checkout: run make distclean there, or"
-        say "set SAN_DIR and copy the sources yourself"
-        exit 1
-    fi
+if [ -f "$top/config.status" ] && ! git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+    # A configured release tree (make dist): copy what it distributes.
+    srcdir=$SAN_DIR/src
+    say "copying the distributed sources to $srcdir (make distdir)"
+    make -s -C "$top" distdir distdir="$srcdir" >/dev/null || exit 1
+elif [ -f "$top/config.status" ]; then
     srcdir=$SAN_DIR/src
     mkdir -p "$srcdir"
     # Overwrites changed files only in effect: tar keeps the mtimes, so
