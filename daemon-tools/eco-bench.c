@@ -582,6 +582,7 @@ static void bench_free(bench *B)
 static int prepare(bench *B)
 {
     size_t biggest = 8;
+    int rc;
 
     for (int i = 0; i < B->s.nsizes; i++)
         if ((size_t)B->s.sizes[i] > biggest)
@@ -589,16 +590,20 @@ static int prepare(bench *B)
     B->cap = biggest * (size_t)B->n + 64;
     B->a = calloc(1, B->cap);
     B->b = calloc(1, B->cap);
-    if (!B->a || !B->b)
+    if (!B->a || !B->b) {
+        fprintf(stderr, PROG ": rank %d: out of memory (%zu bytes)\n", B->me, B->cap);
         return -1;
-    if (eco_init(NULL, B->n, B->tids, &B->ctx) != 0)
+    }
+    if ((rc = eco_init(NULL, B->n, B->tids, &B->ctx)) != 0) {
+        fprintf(stderr, PROG ": rank %d: eco_init: %s\n", B->me, eco_strerror(rc));
         return -1;
+    }
     for (int p = 0; p < B->s.npat; p++)
         if (B->s.pat[p] == 1) {
-            if (pvm_joingroup(GROUP) < 0)
+            if ((rc = pvm_joingroup(GROUP)) < 0 || (rc = pvm_barrier(GROUP, B->n)) < 0) {
+                fprintf(stderr, PROG ": rank %d: PVM group %s: error %d\n", B->me, GROUP, rc);
                 return -1;
-            if (pvm_barrier(GROUP, B->n) < 0)
-                return -1;
+            }
             B->pvm_root_inst = pvm_getinst(GROUP, B->tids[B->s.root]);
             break;
         }
@@ -631,6 +636,8 @@ static int worker(void)
         for (int i = 0; i < B.n; i++)
             if (B.tids[i] == pvm_mytid())
                 B.me = i;
+    if (B.me < 0)
+        fprintf(stderr, PROG ": worker t%x: no valid setup from the master\n", pvm_mytid());
     rc = B.me < 0 ? -1 : prepare(&B);
     if (rc == 0) {
         result res;
