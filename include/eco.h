@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "eco_version.h"  /* ECO_VERSION, ECO_VERSION_MAJOR, _MINOR, _PATCH */
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,25 +25,55 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 /* 1. Status codes: 0 is success, negative values are errors.          */
 /* ------------------------------------------------------------------ */
+/*
+ * The errors lie from -1001 down, apart from PVM's (-2 to -36 in PVM
+ * 3.4), so that an eco_status is never mistaken for a PVM code.  The PVM
+ * status behind an ECO_ERR_PVM is kept: eco_last_pvm_error().
+ */
+#define ECO_ERR_BASE (-1000)
 typedef enum eco_status {
     ECO_OK = 0,
-    /* -1 is never a status: tree accessors use it for "none" (the root's
-     * parent), so it cannot be mistaken for an error. */
-    ECO_ERR_ARG = -2,        /* a bad argument (NULL, negative, out of range) */
-    ECO_ERR_NOMEM = -3,      /* out of memory */
-    ECO_ERR_IO = -4,         /* a file could not be read or written */
-    ECO_ERR_FORMAT = -5,     /* a malformed subnet file or cost matrix */
-    ECO_ERR_DATATYPE = -6,   /* an unknown PVM datatype, or one the op refuses */
-    ECO_ERR_PVM = -7,        /* a PVM call failed */
-    ECO_ERR_PEER = -8,       /* a member task exited or gave up */
-    ECO_ERR_MISMATCH = -9,   /* members disagree (task list, size, protocol) */
-    ECO_ERR_NOTMEMBER = -10, /* the calling task is not in the task list */
-    ECO_ERR_NOTFOUND = -11,  /* a host or name is not in the map */
-    ECO_ERR_TIMEOUT = -12    /* a peer did not answer in time */
+    ECO_ERR_ARG = ECO_ERR_BASE - 1,       /* a bad argument (NULL, negative, out of range) */
+    ECO_ERR_NOMEM = ECO_ERR_BASE - 2,     /* out of memory */
+    ECO_ERR_IO = ECO_ERR_BASE - 3,        /* a file could not be read or written */
+    ECO_ERR_FORMAT = ECO_ERR_BASE - 4,    /* a malformed subnet file or cost matrix */
+    ECO_ERR_DATATYPE = ECO_ERR_BASE - 5,  /* an unknown PVM datatype, or one the op refuses */
+    ECO_ERR_PVM = ECO_ERR_BASE - 6,       /* a PVM call failed: eco_last_pvm_error() */
+    ECO_ERR_PEER = ECO_ERR_BASE - 7,      /* a member task exited or gave up */
+    ECO_ERR_MISMATCH = ECO_ERR_BASE - 8,  /* members disagree (task list, size, protocol) */
+    ECO_ERR_NOTMEMBER = ECO_ERR_BASE - 9, /* the calling task is not in the task list */
+    ECO_ERR_NOTFOUND = ECO_ERR_BASE - 10, /* a host or name is not in the map */
+    ECO_ERR_TIMEOUT = ECO_ERR_BASE - 11   /* a peer did not answer in time */
 } eco_status;
+/* The lowest status: every eco_status lies in [ECO_ERR_LAST, ECO_OK]. */
+#define ECO_ERR_LAST ECO_ERR_TIMEOUT
 
 /* A one-line English explanation of a status code (never NULL). */
 const char *eco_strerror(int status);
+
+/* The library's version at run time ("0.1.0"); ECO_VERSION is the header's. */
+const char *eco_version(void);
+
+/*
+ * Messages.  Everything the library prints goes to a hook, by default
+ * eco_log_stderr ("libeco: warning: MSG" on stderr).  msg has no newline
+ * and lives for the call only.  fn NULL: silent.  Messages above the
+ * threshold never reach the hook: eco_set_log_level, else $ECO_LOG_LEVEL
+ * (none, error, warn, info, trace or 0-3), else ECO_LOG_WARN.  The hook
+ * may be called from any thread that calls the library.
+ */
+enum {
+    ECO_LOG_NONE = -1,  /* (a threshold only) nothing */
+    ECO_LOG_ERROR = 0,
+    ECO_LOG_WARN = 1,   /* e.g. a member's host missing from the subnet file */
+    ECO_LOG_INFO = 2,
+    ECO_LOG_TRACE = 3   /* e.g. the algorithm each collective chose */
+};
+typedef void (*eco_log_fn)(int level, const char *msg, void *arg);
+void eco_set_log(eco_log_fn fn, void *arg);
+void eco_log_stderr(int level, const char *msg, void *arg);
+/* Returns the previous threshold, or ECO_ERR_ARG. */
+int eco_set_log_level(int level);
 
 /* ------------------------------------------------------------------ */
 /* 2. The network map                                                  */
@@ -148,9 +179,29 @@ typedef void (*eco_op)(int *datatype, void *x, void *y, int *num, int *info);
 extern const eco_op ECO_SUM, ECO_PROD, ECO_MIN, ECO_MAX;
 
 int eco_init(const char *subnet_file, int ntasks, const int *tids, eco_ctx **ctx);
+/*
+ * Start ntasks copies of a program and a context over them, in one call
+ * made by every copy (see eco_init_spawn(3)).  The task started by hand
+ * (rank 0) spawns ntasks - 1 copies of program (NULL: itself) with argv
+ * (as pvm_spawn's: the arguments after the name, NULL-terminated) and
+ * tells them the task list; in the copies the call receives it, and
+ * ntasks, program and argv are ignored.  Rank 0 collects the copies'
+ * output on its stdout when its own goes nowhere; end with eco_finalize
+ * and pvm_exit, which then waits for the copies.
+ */
+int eco_init_spawn(const char *program, char **argv, int ntasks,
+                   const char *subnet_file, eco_ctx **ctx);
 int eco_finalize(eco_ctx *ctx);
 int eco_rank(const eco_ctx *ctx);
 int eco_size(const eco_ctx *ctx);
+/* The PVM task id of a member (ECO_ERR_ARG for a bad rank). */
+int eco_tid(const eco_ctx *ctx, int rank);
+/*
+ * The PVM status (PvmNoMem, PvmSysErr, ...) of the last failed PVM call
+ * behind an ECO_ERR_PVM, 0 if none: of a call on ctx, or with ctx NULL
+ * of any call in the calling thread (eco_init's failures included).
+ */
+int eco_last_pvm_error(const eco_ctx *ctx);
 int eco_bcast(eco_ctx *ctx, void *buf, int count, int datatype, int root);
 int eco_barrier(eco_ctx *ctx);
 int eco_scatter(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,

@@ -14,6 +14,7 @@
 #define ECOI_TAG_ACK 0x46000003    /* flow control: (instance, epoch) */
 #define ECOI_TAG_WAIT 0x46000004   /* "I wait for you": (instance, call, sig) */
 #define ECOI_TAG_BOOT 0x47000000   /* rank 0's boot message */
+#define ECOI_TAG_SPAWN 0x47000001  /* eco_init_spawn's task list (lib/spawn.c) */
 
 /* The context in which eco_init's first message travels: below the range
  * pvm_newcontext hands out (host number << 18), so never one of those. */
@@ -45,6 +46,9 @@ int ecoi_pvm_watch_tids(int n, const int *tids);
 void ecoi_pvm_pump(void);
 /* 1 when the exit notice of tid has arrived. */
 int ecoi_pvm_gone(int tid);
+/* Record a failed PVM call's status (< 0) for eco_last_pvm_error(NULL)
+ * in this thread; returns ECO_ERR_PVM. */
+int ecoi_pvm_error(int pvm_status);
 /* An unpredictable 32-bit number (never 0). */
 unsigned ecoi_random32(void);
 

@@ -16,6 +16,7 @@
 #include <pvm3.h>
 #include "eco_coll.h"
 #include "eco_pvm.h"
+#include "eco_log.h"
 
 /* What rank 0 sends and every member builds its context from. */
 typedef struct boot {
@@ -69,7 +70,7 @@ static void warn_once(const char *msg)
 {
     static int said;
     if (!said)
-        fprintf(stderr, "libeco: warning: %s\n", msg);
+        ecoi_log(ECO_LOG_WARN, "%s", msg);
     said = 1;
 }
 
@@ -98,7 +99,7 @@ int ecoi_load_subnet_file(const char *file, eco_map **map)
     rc = eco_map_read(file, map, err, sizeof err);
     if (rc != ECO_OK) {
         snprintf(msg, sizeof msg, "%s", err);
-        fprintf(stderr, "libeco: %s\n", msg);
+        ecoi_log(ECO_LOG_ERROR, "%s", msg);
     }
     return rc;
 }
@@ -143,11 +144,13 @@ static int cmp_str(const void *a, const void *b)
 static int collect_hosts(boot *b, const int *tids, int *uniform)
 {
     struct pvmhostinfo *hi;
-    int nhost, narch, dsig0 = 0, dsig;
+    int nhost, narch, dsig0 = 0, dsig, rc;
     char **all = NULL;
 
-    if (pvm_config(&nhost, &narch, &hi) < 0)
+    if ((rc = pvm_config(&nhost, &narch, &hi)) < 0) {
+        ecoi_pvm_error(rc);     /* (ECO_ERR_PVM, said plainly for the compiler) */
         return ECO_ERR_PVM;
+    }
     all = calloc((size_t)b->n, sizeof *all);
     b->names = calloc((size_t)b->n, sizeof *b->names);
     b->member_host = malloc((size_t)b->n * sizeof *b->member_host);
@@ -236,7 +239,7 @@ static int restrict_map(boot *b, const eco_map *file, const char *fname)
             char msg[600];
             snprintf(msg, sizeof msg, "host %s is not in %s: it forms a subnet of its own",
                      b->names[h], fname);
-            fprintf(stderr, "libeco: warning: %s\n", msg);
+            ecoi_log(ECO_LOG_WARN, "%s", msg);
         }
         if (fs >= 0 && seen[fs] >= 0) {
             b->host_subnet[h] = seen[fs];
@@ -288,7 +291,7 @@ static int make_boot(boot *b, const char *file, const int *tids)
         b->pvmctx = pvm_newcontext();
         b->instance = ecoi_random32();
         if (b->pvmctx < 0)
-            rc = ECO_ERR_PVM;
+            rc = ecoi_pvm_error(b->pvmctx);
     }
     b->segment = (int)ecoi_segment_from_env();
     if (rc == ECO_OK) {
@@ -486,7 +489,7 @@ static int recv_boot(int tid0, int tag, int n, boot *b)
             return ECO_ERR_PEER;
     }
     if (bid < 0)
-        return ECO_ERR_PVM;
+        return ecoi_pvm_error(bid);
     rc = unpack_boot(b, n);
     pvm_freebuf(bid);
     return rc;
@@ -497,12 +500,12 @@ static int send_boot(boot *b, int n, const int *tids, int tag)
     int bid = pvm_mkbuf(PvmDataDefault), rc;
 
     if (bid < 0)
-        return ECO_ERR_PVM;
+        return ecoi_pvm_error(bid);
     pvm_setsbuf(bid);
     rc = pack_boot(b);
     for (int m = 1; m < n && rc == ECO_OK; m++)
-        if (pvm_send(tids[m], tag) < 0)
-            rc = ECO_ERR_PVM;
+        if ((rc = pvm_send(tids[m], tag)) < 0)
+            rc = ecoi_pvm_error(rc);
     pvm_setsbuf(0);
     pvm_freebuf(bid);
     return rc;
@@ -516,9 +519,9 @@ static int check_tids(int n, const int *tids, int *rank)
 {
     int me = pvm_mytid();
 
-    if (me < 0)
-        return ECO_ERR_PVM;
     *rank = -1;
+    if (me < 0)
+        return ecoi_pvm_error(me);
     for (int i = 0; i < n; i++) {
         if (tids[i] <= 0)
             return ECO_ERR_ARG;

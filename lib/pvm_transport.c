@@ -132,7 +132,24 @@ typedef struct pvm_tp {
     int *last_sent;             /* [n] the last tag sent to each, or 0 */
     stashed *stash;             /* in arrival order */
     struct pvm_tp *next_live;
+    int last_pvm;               /* eco_last_pvm_error: the last failed PVM status */
 } pvm_tp;
+
+/* The last failed PVM status behind an ECO_ERR_PVM in this thread. */
+static __thread int last_pvm_thread;
+
+int ecoi_pvm_error(int code)
+{
+    last_pvm_thread = code < 0 ? code : PvmSysErr;
+    return ECO_ERR_PVM;
+}
+
+/* The same, recorded in the transport too. */
+static int tp_pvm_error(pvm_tp *p, int code)
+{
+    p->last_pvm = code < 0 ? code : PvmSysErr;
+    return ecoi_pvm_error(code);
+}
 
 /* The pack and unpack call of each datatype. */
 static int pack(int dt, void *p, int n, int unpack)
@@ -304,8 +321,8 @@ int ecoi_pvm_watch_tids(int n, const int *tids)
         }
     if (nf > 0) {
         old = pvm_setcontext(ECOI_CTRL_CONTEXT);
-        if (pvm_notify(PvmTaskExit, ECOI_TAG_EXIT, nf, fresh) < 0)
-            rc = ECO_ERR_PVM;
+        if ((rc = pvm_notify(PvmTaskExit, ECOI_TAG_EXIT, nf, fresh)) < 0)
+            rc = ecoi_pvm_error(rc);
         pvm_setcontext(old);
     }
     for (int i = 0; i < nf && rc == ECO_OK; i++)
@@ -558,11 +575,11 @@ static int tp_send(ecoi_transport *t, int dest, int tag, const void *buf,
     sig_to_ints(&t->sig, hdr + 1);
     bid = pvm_mkbuf(p->encoding);
     if (bid < 0)
-        return ECO_ERR_PVM;
+        return tp_pvm_error(p, bid);
     pvm_setsbuf(bid);
-    if (pvm_pkint(hdr, ECOI_HDR_INTS, 1) < 0 ||
-        (count && pack_enc(p->encoding, datatype, (void *)buf, (int)count, 0) < 0))
-        rc = ECO_ERR_PVM;
+    if ((rc = pvm_pkint(hdr, ECOI_HDR_INTS, 1)) >= 0 && count)
+        rc = pack_enc(p->encoding, datatype, (void *)buf, (int)count, 0);
+    rc = rc < 0 ? tp_pvm_error(p, rc) : ECO_OK;
     if (rc == ECO_OK && pvm_send(p->tids[dest], tag) < 0)
         rc = ECO_ERR_PEER;
     pvm_setsbuf(0);
@@ -664,7 +681,7 @@ static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr)
             return ECO_OK;
         }
         if (b < 0)
-            return ECO_ERR_PVM;
+            return tp_pvm_error(p, b);
         pump(0);
         if (p->aborted[src])
             return p->aborted[src];
@@ -712,8 +729,8 @@ static int tp_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
     pvm_setrbuf(bid);
     if (rc == ECO_OK && !read_hdr)
         rc = check_header(p);
-    if (rc == ECO_OK && pvm_bufinfo(bid, &bytes, &mtag, &mtid) < 0)
-        rc = ECO_ERR_PVM;
+    if (rc == ECO_OK && (rc = pvm_bufinfo(bid, &bytes, &mtag, &mtid)) < 0)
+        rc = tp_pvm_error(p, rc);
     if (rc == ECO_OK && p->encoding != PvmDataDefault &&
         (size_t)bytes != ECOI_HDR_INTS * sizeof(int) + payload)
         rc = ECO_ERR_MISMATCH;
@@ -835,4 +852,32 @@ int ecoi_pvm_watch(ecoi_transport *t)
     pvm_tp *p = (pvm_tp *)t;
 
     return ecoi_pvm_watch_tids(p->n, p->tids);
+}
+
+/* ------------------------------------------------------------------ */
+/* Public accessors of a context over PVM                              */
+/* ------------------------------------------------------------------ */
+
+/* The PVM transport of a context, or NULL (the in-process one). */
+static pvm_tp *pvm_of(const eco_ctx *ctx)
+{
+    return ctx && ctx->tp && ctx->tp->destroy == tp_destroy ? (pvm_tp *)ctx->tp : NULL;
+}
+
+int eco_tid(const eco_ctx *ctx, int rank)
+{
+    pvm_tp *p = pvm_of(ctx);
+
+    if (!p || rank < 0 || rank >= p->n)
+        return ECO_ERR_ARG;
+    return p->tids[rank];
+}
+
+int eco_last_pvm_error(const eco_ctx *ctx)
+{
+    pvm_tp *p = pvm_of(ctx);
+
+    if (!ctx)
+        return last_pvm_thread;
+    return p ? p->last_pvm : 0;
 }

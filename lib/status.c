@@ -1,5 +1,6 @@
 /*
- * status.c -- eco_strerror: one line of English per eco_status.
+ * status.c -- eco_strerror: one line of English per eco_status; the
+ * library's version.
  */
 #include "eco.h"
 
@@ -19,7 +20,7 @@ const char *eco_strerror(int status)
     case ECO_ERR_DATATYPE:
         return "unknown PVM datatype";
     case ECO_ERR_PVM:
-        return "a PVM call failed";
+        return "a PVM call failed (eco_last_pvm_error tells which status)";
     case ECO_ERR_PEER:
         return "a member task exited or its host was lost";
     case ECO_ERR_MISMATCH:
@@ -32,4 +33,9 @@ const char *eco_strerror(int status)
         return "a peer did not answer in time";
     }
     return "unknown libeco status";
+}
+
+const char *eco_version(void)
+{
+    return ECO_VERSION;
 }

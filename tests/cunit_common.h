@@ -24,6 +24,7 @@ extern const eco_suite eco_suite_partition;
 extern const eco_suite eco_suite_subnet_file;
 extern const eco_suite eco_suite_tree;
 extern const eco_suite eco_suite_coll_local;
+extern const eco_suite eco_suite_api;
 
 /* Directory of the shipped example files ($top_srcdir/examples). */
 const char *eco_test_examples_dir(void);

@@ -15,6 +15,7 @@ static const eco_suite *const all_suites[] = {
     &eco_suite_subnet_file,
     &eco_suite_tree,
     &eco_suite_coll_local,
+    &eco_suite_api,
 };
 
 static char tmpdir[256];

@@ -338,13 +338,99 @@ static void mode_model(int n, const int *tids)
     eco_map_free(file);
 }
 
+/* eco_init_spawn: the worker the master started is rank 0 and spawns
+ * SPAWN_N - 1 copies of this program ("worker spawncopy ..."); every
+ * member checks its context; rank 0 reports the failures of all.  The
+ * subnet file lacks every host: the hook hears a warning per member
+ * host at eco_init, and nothing once silenced. */
+#define SPAWN_N 4
+static int log_warns;
+static char log_first[512];
+
+static void count_log(int level, const char *msg, void *arg)
+{
+    ++*(int *)arg;
+    if (level == ECO_LOG_WARN && log_warns++ == 0)
+        snprintf(log_first, sizeof log_first, "%s", msg);
+}
+
+static void mode_spawn(int argc, char **argv, int first)
+{
+    ecot_report rep = { 0 };
+    char *args[24];
+    eco_ctx *ctx = NULL, *ctx2 = NULL;
+    int k = 0, calls = 0, rc, me = -1, sum = -1, failures = 0, x;
+
+    args[k++] = "spawncopy";
+    for (int i = 3; i < argc && k < 22; i++)
+        args[k++] = argv[i];
+    args[k] = NULL;
+    eco_set_log(count_log, &calls);
+    if (first) {
+        rc = eco_init_spawn("/nonexistent/eco-no-such-program", args, 3, NULL, &ctx);
+        ecot_check(&rep, rc == ECO_ERR_PVM && ctx == NULL && eco_last_pvm_error(NULL) < 0,
+                   "spawning a missing program: %s, PVM status %d", eco_strerror(rc),
+                   eco_last_pvm_error(NULL));
+    }
+    /* argv of the copies: pvm_spawn's, after the program's name. */
+    memmove(args + 1, args, (size_t)(k + 1) * sizeof *args);
+    args[0] = "worker";
+    rc = eco_init_spawn(NULL, args, SPAWN_N, NULL, &ctx);
+    if (rc == ECO_OK) {
+        me = eco_rank(ctx);
+        ecot_check(&rep, eco_size(ctx) == SPAWN_N, "size %d", eco_size(ctx));
+        ecot_check(&rep, eco_tid(ctx, me) == pvm_mytid(), "eco_tid of self");
+        ecot_check(&rep, eco_tid(ctx, -1) == ECO_ERR_ARG && eco_tid(ctx, SPAWN_N) == ECO_ERR_ARG &&
+                   eco_tid(NULL, 0) == ECO_ERR_ARG, "eco_tid: bad ranks");
+        ecot_check(&rep, (me == 0) == first, "rank 0 is the task started first");
+        if (me > 0)
+            ecot_check(&rep, pvm_parent() == eco_tid(ctx, 0), "the copies' parent is rank 0");
+        else
+            ecot_check(&rep, log_warns >= 1 && strstr(log_first, "is not in") != NULL,
+                       "the hook got the missing host's warning (%d warnings: %s)",
+                       log_warns, log_first);
+        ecot_check(&rep, eco_reduce(ctx, &me, &sum, 1, PVM_INT, ECO_SUM, ECO_ALL) == ECO_OK &&
+                   sum == SPAWN_N * (SPAWN_N - 1) / 2, "reduce-to-all of ranks: %d", sum);
+        /* A second context over the same tasks, silenced. */
+        eco_set_log(NULL, NULL);
+        k = calls;
+        rc = eco_init_spawn(NULL, args, SPAWN_N, NULL, &ctx2);
+        ecot_check(&rep, rc == ECO_OK, "second eco_init_spawn: %s", eco_strerror(rc));
+        ecot_check(&rep, calls == k, "silenced: %d messages", calls - k);
+        for (int r = 0; rc == ECO_OK && r < SPAWN_N; r++)
+            ecot_check(&rep, eco_tid(ctx2, r) == eco_tid(ctx, r), "same tasks: rank %d", r);
+        x = me == SPAWN_N - 1 ? 4242 : -1;
+        ecot_check(&rep, rc == ECO_OK && eco_bcast(ctx2, &x, 1, PVM_INT, SPAWN_N - 1) == ECO_OK &&
+                   x == 4242, "bcast on the second context");
+        if (first)
+            ecot_check(&rep, eco_init_spawn(NULL, args, SPAWN_N + 1, NULL, &ctx2) == ECO_ERR_ARG,
+                       "rank 0: another task count");
+        ecot_check(&rep, eco_last_pvm_error(ctx) == 0, "no PVM error on the context");
+        rc = eco_reduce(ctx, (int *)&rep.failures, &failures, 1, PVM_INT, ECO_SUM, 0);
+        if (rc == ECO_OK)
+            rep.failures = me == 0 ? failures : 0;
+        eco_finalize(ctx2);
+        eco_finalize(ctx);
+    }
+    eco_set_log(eco_log_stderr, NULL);
+    if (first)
+        report(&rep, rc, me == 0 ? SPAWN_N : 0);
+}
+
 static int worker_main(int argc, char **argv)
 {
     int n, *tids;
 
     for (int i = 3; i < argc; i++)
         putenv(argv[i]);
+    if (strcmp(argv[2], "spawncopy") == 0) {
+        mode_spawn(argc, argv, 0);
+        pvm_exit();
+        return 0;
+    }
     tids = receive_list(&n);
+    if (strcmp(argv[2], "spawn") == 0)
+        mode_spawn(argc, argv, 1);
     if (strcmp(argv[2], "battery") == 0)
         mode_battery(n, tids, ECOT_QUICK);
     else if (strcmp(argv[2], "full") == 0)
@@ -568,6 +654,36 @@ static void test_bad_file(void)
         CU_ASSERT(out[i].got);
         CU_ASSERT_EQUAL(out[i].rc, ECO_ERR_FORMAT);
     }
+    drain_notices();
+}
+
+static void test_spawn(void)
+{
+    char path[300], env[400], err[512];
+    eco_map *m = eco_map_new();
+    int tids[1];
+    outcome out[1];
+
+    /* A subnet file that names another host only. */
+    snprintf(path, sizeof path, "%s/elsewhere", scratch);
+    CU_ASSERT_FATAL(m != NULL);
+    eco_map_add_host(m, "elsewhere.invalid");
+    eco_map_partition(m, ECO_DEFAULT_THRESHOLD);
+    CU_ASSERT_FATAL(eco_map_write(m, path, err, sizeof err) == ECO_OK);
+    eco_map_free(m);
+    snprintf(env, sizeof env, "ECO_SUBNET_FILE=%s", path);
+    char *envs[] = { env, NULL };
+    CU_ASSERT_FATAL(spawn_workers(1, "spawn", envs, tids) == 1);
+    collect(1, tids, out, 120);
+    CU_ASSERT(out[0].got);
+    CU_ASSERT_EQUAL(out[0].rc, ECO_OK);
+    CU_ASSERT_EQUAL(out[0].extra, SPAWN_N);
+    CU_ASSERT(out[0].checks > 0);
+    CU_ASSERT_EQUAL(out[0].failures, 0);
+    if (!out[0].got || out[0].rc || out[0].failures)
+        fprintf(stderr, "\n  spawn: got %d rc %d (%s), %d/%d failed: %s\n", out[0].got,
+                out[0].rc, eco_strerror(out[0].rc), out[0].failures, out[0].checks,
+                out[0].first);
     drain_notices();
 }
 
@@ -797,6 +913,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "no subnet file", test_no_subnet_file);
     CU_add_test(s, "isolation, two contexts, caller's buffers, PvmSum", test_isolation);
     CU_add_test(s, "malformed subnet file fails in every member", test_bad_file);
+    CU_add_test(s, "eco_init_spawn, eco_tid, the log hook", test_spawn);
     CU_add_test(s, "a member killed mid-collective", test_killed_member);
     CU_add_test(s, "members that disagree all fail within 5 s", test_mismatch);
     CU_add_test(s, "300 contexts: late rank 0, nothing left, flat memory", test_contexts);

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include "ecopvm.h"
+#include "eco_log.h"
 
 extern int pvm_errno;
 /* libpvm's error report (honours PvmAutoErr); weak: absent is fine. */
@@ -778,11 +779,14 @@ int ECOPVM_API(pvm_exit)(void)
 
     if (ecopvm_on() && !ecopvm.depth) {
         ecopvm_pump();
-        if (ecopvm.verbose && (c->sent || c->held))
-            fprintf(stderr, "eco-pvm[t%x]: broadcasts: %ld sent, %ld received, %ld "
-                    "forwarded; %ld direct messages held back for order; %ld marks sent, "
-                    "%ld read\n", pvm_mytid(), c->sent, c->held, c->forwarded, c->hidden,
-                    c->marks_sent, c->marks_read);
+        if (ecopvm.verbose && (c->sent || c->held)) {
+            char origin[32];
+            snprintf(origin, sizeof origin, "eco-pvm[t%x]", pvm_mytid());
+            ecoi_log_as(origin, ECO_LOG_INFO, "broadcasts: %ld sent, %ld received, %ld "
+                        "forwarded; %ld direct messages held back for order; %ld marks "
+                        "sent, %ld read", c->sent, c->held, c->forwarded, c->hidden,
+                        c->marks_sent, c->marks_read);
+        }
     }
     return REAL(pvm_exit)();
 }

@@ -78,7 +78,8 @@ static int pvm_datatype(int datatype)
     }
 }
 
-/* The PVM error code of an eco status. */
+/* The PVM error code of an eco status (by name: the eco codes lie apart
+ * from PVM's); for ECO_ERR_PVM, the failed PVM call's own. */
 static int pvm_code(int status)
 {
     switch (status) {
@@ -86,6 +87,8 @@ static int pvm_code(int status)
     case ECO_ERR_DATATYPE: return PvmBadParam;
     case ECO_ERR_ARG:      return PvmBadParam;
     case ECO_ERR_NOMEM:    return PvmNoMem;
+    case ECO_ERR_PVM:      return eco_last_pvm_error(NULL) < 0 ? eco_last_pvm_error(NULL)
+                                                               : PvmSysErr;
     default:               return PvmSysErr;
     }
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ecopvm.h"
+#include "eco_log.h"
 
 extern int pvm_errno;
 
@@ -73,6 +74,8 @@ void ecopvm_setup(void)
         return;
     ecopvm.ready = 1;
     ecopvm.verbose = env_flag("ECO_PVM_VERBOSE", 0);
+    if (ecopvm.verbose)     /* its lines are at ECO_LOG_INFO (ecopvm_log) */
+        ecoi_log_raise(ECO_LOG_INFO);
     ecopvm.bcast = env_flag("ECO_PVM_BCAST", 1);
     ecopvm.bcast_min = min && *min ? strtol(min, NULL, 10) : 0;
     ecopvm.disabled = env_flag("ECO_PVM_DISABLE", 0);
@@ -84,8 +87,8 @@ void ecopvm_setup(void)
         strcmp(program_invocation_short_name, "pvmd3") == 0)
         ecopvm.disabled = 1;
     if (!resolve()) {
-        fprintf(stderr, "eco-pvm: warning: PVM's own functions not found "
-                "(is the program linked to libpvm3.so and libgpvm3.so?)\n");
+        ecoi_log_as("eco-pvm", ECO_LOG_WARN, "PVM's own functions not found "
+                    "(is the program linked to libpvm3.so and libgpvm3.so?)");
         ecopvm.disabled = 1;
     }
 }
@@ -93,15 +96,16 @@ void ecopvm_setup(void)
 void ecopvm_log(const char *call, const char *group, const char *rootfmt,
                 int root, const char *how, const char *why)
 {
-    char rootbuf[64] = "";
+    char rootbuf[64] = "", origin[32];
 
-    if (!ecopvm.verbose)
+    if (!ecopvm.verbose || !ecoi_log_enabled(ECO_LOG_INFO))
         return;
     if (rootfmt)
         snprintf(rootbuf, sizeof rootbuf, rootfmt, root);
-    fprintf(stderr, "eco-pvm[t%x]: %s group=\"%s\"%s%s: %s%s%s%s\n", pvm_mytid(),
-            call, group ? group : "(null)", rootbuf[0] ? " " : "", rootbuf, how,
-            why ? " (" : "", why ? why : "", why ? ")" : "");
+    snprintf(origin, sizeof origin, "eco-pvm[t%x]", pvm_mytid());
+    ecoi_log_as(origin, ECO_LOG_INFO, "%s group=\"%s\"%s%s: %s%s%s%s",
+                call, group ? group : "(null)", rootbuf[0] ? " " : "", rootbuf, how,
+                why ? " (" : "", why ? why : "", why ? ")" : "");
 }
 
 ecopvm_op_fn ecopvm_pvm_sum(void)
