@@ -9,9 +9,11 @@
  * Every task ends with the same positions; task 0 prints a checksum.
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include "eco.h"
-#include "example_common.h"
+#include <pvm3.h>
+#include <eco.h>
 
 /* Toy pair force on a line: attraction 1/(d^2+1) toward each other atom. */
 static void partial_forces(const double *x, int natoms, int first, int mine, double *f)
@@ -29,13 +31,18 @@ static void partial_forces(const double *x, int natoms, int first, int mine, dou
 
 int main(int argc, char **argv)
 {
-    int n, *tids = example_start(argc, argv, &n);
+    int n = argc > 1 ? atoi(argv[1]) : 4;
     int per = argc > 2 ? atoi(argv[2]) : 64, steps = argc > 3 ? atoi(argv[3]) : 50, rc = 0;
     eco_ctx *ctx;
     double *x, *f, *fsum, *mine, sum = 0;
 
-    if (!tids || per < 1 || steps < 1 || eco_init(NULL, n, tids, &ctx) != 0)
+    if (per < 1 || steps < 1)
         return 1;
+    if ((rc = eco_init_spawn(NULL, argv + 1, n, NULL, &ctx)) != ECO_OK) {
+        fprintf(stderr, "md_loop: %s\n", eco_strerror(rc));
+        return 1;
+    }
+    n = eco_size(ctx);
     int natoms = per * n, me = eco_rank(ctx);
     x = malloc((size_t)natoms * sizeof *x);
     f = malloc((size_t)natoms * sizeof *f);
@@ -65,6 +72,6 @@ int main(int argc, char **argv)
     fflush(stdout);
     eco_finalize(ctx);
     free(x); free(f); free(fsum); free(mine);
-    example_finish(tids, n);
+    pvm_exit();
     return rc == 0 && lo == hi ? 0 : 1;
 }

@@ -6,25 +6,28 @@
  *
  *   ./ring 6
  */
-#include "eco.h"
-#include "example_common.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <pvm3.h>
+#include <eco.h>
 
 #define TAG_TOKEN 7
 
 int main(int argc, char **argv)
 {
-    int n, *tids = example_start(argc, argv, &n), *order, at = 0, token = 0;
+    int n, *order, at = 0, token = 0;
     eco_ctx *ctx;
 
-    if (!tids || eco_init(NULL, n, tids, &ctx) != 0)
+    if (eco_init_spawn(NULL, argv + 1, argc > 1 ? atoi(argv[1]) : 4, NULL, &ctx) != ECO_OK)
         return 1;
+    n = eco_size(ctx);
     order = malloc((size_t)n * sizeof *order);
-    if (eco_ring(ctx, order) != 0)
+    if (!order || eco_ring(ctx, order) != 0)
         return 1;
     int me = eco_rank(ctx);
     while (order[at] != me)
         at++;
-    int next = tids[order[(at + 1) % n]], prev = tids[order[(at + n - 1) % n]];
+    int next = eco_tid(ctx, order[(at + 1) % n]), prev = eco_tid(ctx, order[(at + n - 1) % n]);
     if (at == 0) {
         printf("ring order:");
         for (int i = 0; i < n; i++)
@@ -50,6 +53,6 @@ int main(int argc, char **argv)
     fflush(stdout);
     eco_finalize(ctx);
     free(order);
-    example_finish(tids, n);
+    pvm_exit();
     return 0;
 }
