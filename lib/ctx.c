@@ -90,6 +90,8 @@ void ecoi_ctx_destroy(eco_ctx *c)
         return;
     shapes_free(c);
     free(c->member_host);
+    for (int l = 0; l < ECOI_LEVELS; l++)
+        free(c->groups[l]);
     free(c->ring);
     eco_map_free(c->map);
     if (c->tp)

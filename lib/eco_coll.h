@@ -120,11 +120,15 @@ static inline int ecoi_shape_equal(ecoi_shape a, ecoi_shape b)
     return a.subnets == b.subnets && a.khosts == b.khosts && a.ktasks == b.ktasks;
 }
 
+/* The level rsag and hier exchange at: among subnets, or among sites. */
+enum { ECOI_LEVEL_SUBNETS = 0, ECOI_LEVEL_SITES = 1, ECOI_LEVELS = 2 };
+
 typedef struct ecoi_algorithm {
     const char *name;
     int coll;          /* ECOI_C_* */
     int run;           /* ECOI_RUN_* */
     ecoi_shape shape;  /* of its tree(s) */
+    int level;         /* rsag, hier: ECOI_LEVEL_* */
 } ecoi_algorithm;
 
 /* What a call runs: decided by ecoi_select, the same in every member. */
@@ -132,6 +136,7 @@ typedef struct ecoi_plan {
     int algorithm;     /* index in the table; -1: not chosen yet */
     int run;
     ecoi_shape shape;
+    int level;
     size_t segment;    /* pipelining segment in bytes, 0: none */
     double seconds;    /* the predicted time */
     int root, pattern_k;  /* what it was chosen for */
@@ -189,6 +194,7 @@ struct eco_ctx {
     int forced[ECOI_NCOLL];/* an algorithm forced by name, or -1 */
     ecoi_plan plans[ECOI_NCOLL][ECOI_SIZE_CLASSES]; /* choices made */
     int pattern_k;         /* 0: ECO's trees; else a k-ary tree over ranks */
+    int *groups[ECOI_LEVELS]; /* [n] ecoi_ctx_groups, made on first use */
     int *ring;             /* [n] eco_ring's order, made on first use */
 };
 
@@ -221,9 +227,18 @@ int ecoi_tree_build_shape(const eco_map *map, int n, const int *member_host,
 /* A tree of some shape for a root, built on first use and cached (the
  * comparison patterns' k-ary tree whatever the shape). */
 int ecoi_ctx_shape(eco_ctx *c, int root, ecoi_shape shape, const eco_tree **tree);
-/* The tree made of t's edges inside subnets only: one tree per subnet,
- * rooted at the member t enters the subnet by (order: t's preorder). */
-int ecoi_tree_cut_subnets(const eco_tree *t, eco_tree **forest);
+/* The tree made of t's edges inside subnets only (subnet[member]): one
+ * tree per subnet, rooted at the member t enters the subnet by; with site
+ * not NULL, one tree per site (its subnets' trees hang from its first). */
+int ecoi_tree_cut(const eco_tree *t, const int *subnet, const int *site, eco_tree **forest);
+/* The members' groups at a level (ECOI_LEVEL_SUBNETS: their subnets;
+ * ECOI_LEVEL_SITES: sites, subnets grouped by the 20% rule on the
+ * model's costs between them): group[m] for every member.  Returns the
+ * number of groups, or an error. */
+int ecoi_groups(const eco_map *map, const ecoi_model *model, int n, const int *member_host,
+                int level, int *group);
+/* The same for a context, computed once. */
+int ecoi_ctx_groups(eco_ctx *c, int level, const int **group);
 /* eco_ring's order for n members on map. */
 int ecoi_ring_order(const eco_map *map, int n, const int *member_host, int *order);
 

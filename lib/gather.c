@@ -150,10 +150,15 @@ static int hier_allgather(eco_ctx *c, const ecoi_plan *plan, const void *sendbuf
     eco_tree *forest = NULL;
     int *lead = NULL, S = 0, me = -1, rc;
     char *pre = NULL;
+    const int *group = NULL, *site = NULL;
 
     rc = ecoi_ctx_shape(c, 0, plan->shape, &t);
     if (rc == ECO_OK)
-        rc = ecoi_tree_cut_subnets(t, &forest);
+        rc = ecoi_ctx_groups(c, ECOI_LEVEL_SUBNETS, &group);
+    if (rc == ECO_OK && plan->level == ECOI_LEVEL_SITES)
+        rc = ecoi_ctx_groups(c, ECOI_LEVEL_SITES, &site);
+    if (rc == ECO_OK)
+        rc = ecoi_tree_cut(t, group, site, &forest);
     if (rc == ECO_OK && !(lead = malloc((size_t)c->n * sizeof *lead)))
         rc = ECO_ERR_NOMEM;
     if (rc != ECO_OK)

@@ -128,31 +128,35 @@ void ecoi_model_release(ecoi_model *model)
 
 #define FILE_K 0
 static const ecoi_algorithm algorithms[] = {
-    /* name         op                run               among subnets      hosts         tasks */
-    { "tree",      ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K } },
-    { "tree-k2",   ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  2,            2 } },
-    { "chain",     ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, FILE_K,       FILE_K } },
-    { "chain-k2",  ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, 2,            2 } },
-    { "tree",      ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K } },
-    { "tree-k2",   ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  2,            2 } },
-    { "chain",     ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, FILE_K,       FILE_K } },
-    { "chain-k2",  ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, 2,            2 } },
-    { "tree",      ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K } },
-    { "tree-k2",   ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  2,            2 } },
-    { "chain",     ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, FILE_K,       FILE_K } },
-    { "chain-k2",  ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, 2,            2 } },
-    { "rsag",      ECOI_C_ALLREDUCE, ECOI_RUN_RSAG,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K } },
-    { "rsag-k2",   ECOI_C_ALLREDUCE, ECOI_RUN_RSAG,  { ECOI_AMONG_TREE,  2,            2 } },
-    { "star",      ECOI_C_GATHER,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR } },
-    { "star",      ECOI_C_SCATTER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR } },
-    { "gather-bcast", ECOI_C_ALLGATHER, ECOI_RUN_TREE, { ECOI_AMONG_TREE, ECOI_K_STAR, ECOI_K_STAR } },
-    { "ring",      ECOI_C_ALLGATHER, ECOI_RUN_RING,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K } },
-    { "hier",      ECOI_C_ALLGATHER, ECOI_RUN_HIER,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR } },
-    { "hier-k2",   ECOI_C_ALLGATHER, ECOI_RUN_HIER,  { ECOI_AMONG_TREE,  2,            2 } },
-    { "tree",      ECOI_C_SCAN,      ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR } },
-    { "chain",     ECOI_C_SCAN,      ECOI_RUN_CHAIN, { ECOI_AMONG_TREE,  FILE_K,       FILE_K } },
-    { "direct",    ECOI_C_ALLTOALL,  ECOI_RUN_DIRECT,{ ECOI_AMONG_TREE,  FILE_K,       FILE_K } },
-    { "star",      ECOI_C_BARRIER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR } },
+    /* name         op                run               among subnets      hosts         tasks   level */
+    { "tree",      ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
+    { "tree-k2",   ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  2,            2 }, 0 },
+    { "chain",     ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, FILE_K,       FILE_K }, 0 },
+    { "chain-k2",  ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, 2,            2 }, 0 },
+    { "tree",      ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
+    { "tree-k2",   ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  2,            2 }, 0 },
+    { "chain",     ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, FILE_K,       FILE_K }, 0 },
+    { "chain-k2",  ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, 2,            2 }, 0 },
+    { "tree",      ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
+    { "tree-k2",   ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  2,            2 }, 0 },
+    { "chain",     ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, FILE_K,       FILE_K }, 0 },
+    { "chain-k2",  ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, 2,            2 }, 0 },
+    { "rsag",      ECOI_C_ALLREDUCE, ECOI_RUN_RSAG,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
+    { "rsag-k2",   ECOI_C_ALLREDUCE, ECOI_RUN_RSAG,  { ECOI_AMONG_TREE,  2,            2 }, 0 },
+    { "rsag-sites", ECOI_C_ALLREDUCE, ECOI_RUN_RSAG, { ECOI_AMONG_TREE,  FILE_K,       FILE_K },
+      ECOI_LEVEL_SITES },
+    { "star",      ECOI_C_GATHER,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "star",      ECOI_C_SCATTER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "gather-bcast", ECOI_C_ALLGATHER, ECOI_RUN_TREE, { ECOI_AMONG_TREE, ECOI_K_STAR, ECOI_K_STAR }, 0 },
+    { "ring",      ECOI_C_ALLGATHER, ECOI_RUN_RING,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
+    { "hier",      ECOI_C_ALLGATHER, ECOI_RUN_HIER,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "hier-k2",   ECOI_C_ALLGATHER, ECOI_RUN_HIER,  { ECOI_AMONG_TREE,  2,            2 }, 0 },
+    { "hier-sites", ECOI_C_ALLGATHER, ECOI_RUN_HIER, { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR },
+      ECOI_LEVEL_SITES },
+    { "tree",      ECOI_C_SCAN,      ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "chain",     ECOI_C_SCAN,      ECOI_RUN_CHAIN, { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
+    { "direct",    ECOI_C_ALLTOALL,  ECOI_RUN_DIRECT,{ ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
+    { "star",      ECOI_C_BARRIER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
 };
 #define NALG ((int)(sizeof algorithms / sizeof algorithms[0]))
 
@@ -189,6 +193,100 @@ int ecoi_algorithm_find(int coll, const char *name, size_t len)
 }
 
 /* ------------------------------------------------------------------ */
+/* Levels: subnets, and sites of subnets                               */
+/* ------------------------------------------------------------------ */
+
+/* The cost of a 16 KiB message between subnets s and t. */
+static double link_cost(const ecoi_model *md, int s, int t)
+{
+    ecoi_cost c = md->link[s * md->nsubnets + t];
+    return c.alpha + c.beta * PROBE_BYTES;
+}
+
+static int find_root(int *up, int x)
+{
+    while (up[x] != x)
+        x = up[x] = up[up[x]];
+    return x;
+}
+
+int ecoi_groups(const eco_map *map, const ecoi_model *model, int n, const int *mh,
+                int level, int *group)
+{
+    ecoi_model dflt;
+    const ecoi_model *md = model;
+    int S = map && map->nsubnets > 0 ? map->nsubnets : 0, ng = 0, rc = ECO_OK;
+    int *up = NULL, *id = NULL;
+    double *near = NULL, th = map && map->threshold > 0 ? map->threshold : 0.2;
+
+    memset(&dflt, 0, sizeof dflt);
+    if (S > 0 && (!md || md->nsubnets != S)) {
+        if ((rc = ecoi_model_default(map, &dflt)) != ECO_OK)
+            return rc;
+        md = &dflt;
+    }
+    up = malloc(((size_t)S + 1) * sizeof *up);
+    id = malloc(((size_t)S + 1) * sizeof *id);
+    near = malloc(((size_t)S + 1) * sizeof *near);
+    if (!up || !id || !near) {
+        rc = ECO_ERR_NOMEM;
+        goto out;
+    }
+    for (int s = 0; s < S; s++) {
+        up[s] = s;
+        id[s] = -1;
+        near[s] = INFINITY;
+        for (int t = 0; t < S; t++)
+            if (t != s)
+                near[s] = fmin(near[s], link_cost(md, s, t));
+    }
+    /* Sites: the 20% rule one level up.  Two subnets share a site when
+     * the cost between them is within the threshold of the cheapest
+     * either has to any other subnet. */
+    if (level == ECOI_LEVEL_SITES)
+        for (int s = 0; s < S; s++)
+            for (int t = s + 1; t < S; t++)
+                if (link_cost(md, s, t) <= (1.0 + th) * fmin(near[s], near[t]))
+                    up[find_root(up, s)] = find_root(up, t);
+    for (int m = 0; m < n; m++) {
+        int h = mh[m], s = map && map->subnet && h >= 0 && h < map->nhosts
+                             ? map->subnet[h] : -1;
+        if (s < 0 || s >= S) {
+            group[m] = S + m;     /* a subnet of its own */
+            ng++;
+            continue;
+        }
+        s = find_root(up, s);
+        if (id[s] < 0)
+            id[s] = ng++;
+        group[m] = id[s];
+    }
+out:
+    free(up);
+    free(id);
+    free(near);
+    ecoi_model_release(&dflt);
+    return rc == ECO_OK ? ng : rc;
+}
+
+int ecoi_ctx_groups(eco_ctx *c, int level, const int **group)
+{
+    if (!c->groups[level]) {
+        int *g = malloc((size_t)c->n * sizeof *g), rc;
+        if (!g)
+            return ECO_ERR_NOMEM;
+        rc = ecoi_groups(c->map, c->map ? c->map->model : NULL, c->n, c->member_host, level, g);
+        if (rc < 0) {
+            free(g);
+            return rc;
+        }
+        c->groups[level] = g;
+    }
+    *group = c->groups[level];
+    return ECO_OK;
+}
+
+/* ------------------------------------------------------------------ */
 /* The model as predictions read it                                    */
 /* ------------------------------------------------------------------ */
 
@@ -198,6 +296,7 @@ typedef struct pm {
     int n;
     const int *mh;   /* [n] member -> host, -1 unknown */
     int *sub;        /* [n] member -> subnet of the model, -1 own */
+    int *site;       /* [n] member -> site, when sites group subnets, else NULL */
     int nhosts;
 } pm;
 
@@ -217,6 +316,25 @@ static int pm_init(pm *p, const eco_map *map, const ecoi_model *model, int n,
         if (map && map->subnet && h >= 0 && h < map->nhosts)
             s = map->subnet[h];
         p->sub[r] = s >= 0 && s < model->nsubnets ? s : -1;
+    }
+    /* Sites that group several subnets share their link out too (the
+     * same assumption as for a subnet's hosts). */
+    p->site = malloc((size_t)n * sizeof *p->site);
+    if (!p->site)
+        return ECO_ERR_NOMEM;
+    {
+        int *tmp = malloc((size_t)n * sizeof *tmp), ns, nsub;
+        if (!tmp)
+            return ECO_ERR_NOMEM;
+        ns = ecoi_groups(map, model, n, mh, ECOI_LEVEL_SITES, p->site);
+        nsub = ecoi_groups(map, model, n, mh, ECOI_LEVEL_SUBNETS, tmp);
+        free(tmp);
+        if (ns < 0 || nsub < 0)
+            return ns < 0 ? ns : nsub;
+        if (ns < 2 || ns == nsub) {
+            free(p->site);
+            p->site = NULL;
+        }
     }
     return ECO_OK;
 }
@@ -248,13 +366,14 @@ typedef struct loads {
     double *node_out, *node_in;   /* [n] */
     double *host_out, *host_in;   /* [nhosts] */
     double *sub_out, *sub_in;     /* [nsubnets] */
+    double *site_out, *site_in;   /* [n] by site number */
 } loads;
 
 static int loads_new(const pm *p, loads *l)
 {
     size_t n = (size_t)p->n, h = (size_t)p->nhosts + 1, s = (size_t)p->model->nsubnets + 1;
 
-    l->node_out = calloc(2 * n + 2 * h + 2 * s, sizeof(double));
+    l->node_out = calloc(4 * n + 2 * h + 2 * s, sizeof(double));
     if (!l->node_out)
         return ECO_ERR_NOMEM;
     l->node_in = l->node_out + n;
@@ -262,12 +381,14 @@ static int loads_new(const pm *p, loads *l)
     l->host_in = l->host_out + h;
     l->sub_out = l->host_in + h;
     l->sub_in = l->sub_out + s;
+    l->site_out = l->sub_in + s;
+    l->site_in = l->site_out + n;
     return ECO_OK;
 }
 
 static void loads_clear(const pm *p, loads *l)
 {
-    memset(l->node_out, 0, (2 * (size_t)p->n + 2 * ((size_t)p->nhosts + 1) +
+    memset(l->node_out, 0, (4 * (size_t)p->n + 2 * ((size_t)p->nhosts + 1) +
                             2 * ((size_t)p->model->nsubnets + 1)) * sizeof(double));
 }
 
@@ -290,6 +411,10 @@ static void loads_add(const pm *p, loads *l, int a, int b, double bytes, double 
         if (sb >= 0)
             l->sub_in[sb] += p->model->uplink[sb] * bytes;
     }
+    if (p->site && p->site[a] != p->site[b] && p->site[a] < p->n && p->site[b] < p->n) {
+        l->site_out[p->site[a]] += c.beta * bytes;
+        l->site_in[p->site[b]] += c.beta * bytes;
+    }
 }
 
 static double loads_max(const pm *p, const loads *l)
@@ -302,6 +427,8 @@ static double loads_max(const pm *p, const loads *l)
         m = fmax(m, fmax(l->host_out[h], l->host_in[h]));
     for (int s = 0; s < p->model->nsubnets; s++)
         m = fmax(m, fmax(l->sub_out[s], l->sub_in[s]));
+    for (int s = 0; s < p->n && p->site; s++)
+        m = fmax(m, fmax(l->site_out[s], l->site_in[s]));
     return m;
 }
 
@@ -572,7 +699,17 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
         if (a->run == ECOI_RUN_RSAG || a->run == ECOI_RUN_HIER) {
             eco_tree *forest = NULL;
             int *leaders = malloc((size_t)p->n * sizeof *leaders), S = 0;
-            if (leaders && (*rc = ecoi_tree_cut_subnets(t, &forest)) == ECO_OK) {
+            int *grp = malloc((size_t)p->n * sizeof *grp), ng = 0;
+            /* p->site: sites that group subnets, or NULL */
+            if (leaders && grp)
+                ng = ecoi_groups(p->map, p->model, p->n, p->mh, ECOI_LEVEL_SUBNETS, grp);
+            if (ng < 0)
+                *rc = ng;
+            if (a->level == ECOI_LEVEL_SITES && !p->site)
+                ng = 0;
+            if (ng > 1 && (*rc = ecoi_tree_cut(t, grp, a->level == ECOI_LEVEL_SITES
+                                                          ? p->site : NULL,
+                                               &forest)) == ECO_OK) {
                 for (int i = 0; i < forest->n; i++)
                     if (forest->parent[forest->order[i]] < 0)
                         leaders[S++] = forest->order[i];
@@ -580,11 +717,12 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
                    : a->run == ECOI_RUN_RSAG
                    ? rsag_time(p, forest, leaders, S, bytes, forced, l, segment)
                    : hier_time(p, forest, leaders, S, bytes, forced, l, segment);
-            } else if (*rc == ECO_OK) {
+            } else if (*rc == ECO_OK && (!leaders || !grp)) {
                 *rc = ECO_ERR_NOMEM;
             }
             eco_tree_free(&forest);
             free(leaders);
+            free(grp);
             return tm;
         }
         if (a->coll == ECOI_C_ALLREDUCE) {
@@ -667,6 +805,7 @@ int ecoi_predict(const eco_map *map, const ecoi_model *model, int n, const int *
     treesrc_free(&ts);
     free(l.node_out);
     free(p.sub);
+    free(p.site);
     ecoi_model_release(&dflt);
     return rc == ECO_OK ? k : rc;
 }
@@ -759,6 +898,7 @@ int ecoi_select(eco_ctx *c, int coll, int root, size_t bytes, ecoi_plan *plan)
     plan->pattern_k = c->pattern_k;
     plan->shape = algorithms[plan->algorithm].shape;
     plan->run = algorithms[plan->algorithm].run;
+    plan->level = algorithms[plan->algorithm].level;
     if (!c->no_segments)
         *slot = *plan;
     return ECO_OK;

@@ -864,33 +864,65 @@ int ecoi_tree_build_shape(const eco_map *map, int n, const int *member_host,
 }
 
 /*
- * The forest of t's subnet trees: t without its edges between subnets, so
- * that each subnet's members form a tree of their own, rooted at the
- * member t enters the subnet by (reduce-to-all's first and last steps).
- * Roots come in t's preorder, each followed by its tree in preorder.
+ * The forest of t's trees inside groups, for the first and last steps of
+ * rsag and hier: t without its edges between subnets (subnet[m]: the
+ * member's subnet group), so that each subnet's members form a tree of
+ * their own, rooted at the member t enters the subnet by.  With site
+ * (site[m]: the member's site), the subnet trees of a site then hang
+ * from the first of them in t's preorder, so that each site is one
+ * tree whatever way t crossed between sites.  Roots come in t's
+ * preorder, each followed by its tree in preorder.
  */
-int ecoi_tree_cut_subnets(const eco_tree *t, eco_tree **forest)
+int ecoi_tree_cut(const eco_tree *t, const int *subnet, const int *site, eco_tree **forest)
 {
-    eco_tree *f = tree_alloc(t->n);
-    int *stack = malloc((size_t)t->n * sizeof *stack), nc = 0, len = 0;
+    const int n = t->n;
+    eco_tree *f = tree_alloc(n);
+    int *stack = malloc((size_t)n * sizeof *stack);
+    int *lead = malloc((size_t)n * sizeof *lead), len = 0;
 
-    if (!f || !stack) {
+    if (!f || !stack || !lead) {
         eco_tree_free(&f);
         free(stack);
+        free(lead);
         return ECO_ERR_NOMEM;
     }
     f->root = t->root;
-    for (int m = 0; m < t->n; m++) {
-        f->parent[m] = t->kind[m] == ECO_EDGE_SUBNETS ? -1 : t->parent[m];
-        f->kind[m] = t->kind[m] == ECO_EDGE_SUBNETS ? ECO_EDGE_ROOT : t->kind[m];
-        f->child_off[m] = nc;
-        for (int i = t->child_off[m]; i < t->child_off[m + 1]; i++)
-            if (t->kind[t->child[i]] != ECO_EDGE_SUBNETS)
-                f->child[nc++] = t->child[i];
+    for (int m = 0; m < n; m++) {
+        int cut = t->parent[m] < 0 || subnet[t->parent[m]] != subnet[m];
+        f->parent[m] = cut ? -1 : t->parent[m];
+        f->kind[m] = cut ? ECO_EDGE_ROOT : t->kind[m];
+        lead[m] = -1;
     }
-    f->child_off[t->n] = nc;
+    /* a site's later subnet trees hang from its first (site numbers are
+     * below n: ecoi_groups) */
+    for (int i = 0; i < n && site; i++) {
+        int m = t->order[i], g = site[m];
+        if (f->parent[m] >= 0 || g < 0 || g >= n)
+            continue;
+        if (lead[g] < 0) {
+            lead[g] = m;
+        } else {
+            f->parent[m] = lead[g];
+            f->kind[m] = ECO_EDGE_SUBNETS;
+        }
+    }
+    /* children in t's preorder: counts, offsets, fill */
+    for (int m = 0; m <= n; m++)
+        f->child_off[m] = 0;
+    for (int m = 0; m < n; m++)
+        if (f->parent[m] >= 0)
+            f->child_off[f->parent[m] + 1]++;
+    for (int m = 0; m < n; m++)
+        f->child_off[m + 1] += f->child_off[m];
+    for (int m = 0; m < n; m++)
+        stack[m] = f->child_off[m];
+    for (int i = 0; i < n; i++) {
+        int m = t->order[i];
+        if (f->parent[m] >= 0)
+            f->child[stack[f->parent[m]]++] = m;
+    }
     f->depth = 0;
-    for (int i = 0; i < t->n; i++) {
+    for (int i = 0; i < n; i++) {
         int top = 0;
         if (f->parent[t->order[i]] >= 0)
             continue;
@@ -903,17 +935,18 @@ int ecoi_tree_cut_subnets(const eco_tree *t, eco_tree **forest)
                 stack[top++] = f->child[j];
         }
     }
-    for (int i = 0; i < t->n; i++) {
+    for (int i = 0; i < n; i++) {
         int m = f->order[i];
         f->subtree[m] = 1;
         stack[m] = f->parent[m] < 0 ? 0 : stack[f->parent[m]] + 1;   /* depth */
         if (stack[m] > f->depth)
             f->depth = stack[m];
     }
-    for (int i = t->n - 1; i >= 0; i--)
+    for (int i = n - 1; i >= 0; i--)
         if (f->parent[f->order[i]] >= 0)
             f->subtree[f->parent[f->order[i]]] += f->subtree[f->order[i]];
     free(stack);
+    free(lead);
     *forest = f;
     return ECO_OK;
 }

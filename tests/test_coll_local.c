@@ -395,6 +395,27 @@ static void test_select_planted(void)
     unplant(m);
     eco_map_free(m);
 
+    /* Two sites of two subnets of two hosts (multilevel.topo): the
+     * exchanges go between the sites' leaders, once across the slow
+     * link, not among all four subnets. */
+    config two = { .n = 8, .nh = 8, .nsub = 4, .degree = { 1, 1, 1, 1 },
+                   .host_subnet = { 0, 0, 1, 1, 2, 2, 3, 3 },
+                   .member_host = { 0, 1, 2, 3, 4, 5, 6, 7 } };
+    int grp[8];
+    m = make_map(&two);
+    m->model = plant(4, 50e-6, 8e-9, 200e-6, 8e-8, 8e-8);
+    for (int s = 0; s < 4; s++)
+        for (int t = 0; t < 4; t++)
+            if (s / 2 != t / 2)
+                m->model->link[s * 4 + t] = (ecoi_cost){ 300e-6, 1.6e-6 };
+    CU_ASSERT_EQUAL(ecoi_groups(m, m->model, 8, two.member_host, ECOI_LEVEL_SITES, grp), 2);
+    CU_ASSERT(grp[0] == grp[3] && grp[4] == grp[7] && grp[0] != grp[4]);
+    CU_ASSERT_EQUAL(ecoi_groups(m, m->model, 8, two.member_host, ECOI_LEVEL_SUBNETS, grp), 4);
+    CU_ASSERT_STRING_EQUAL(winner(m, &two, ECOI_C_ALLREDUCE, 131072, NULL), "rsag-sites");
+    CU_ASSERT_STRING_EQUAL(winner(m, &two, ECOI_C_ALLGATHER, 131072, NULL), "hier-sites");
+    unplant(m);
+    eco_map_free(m);
+
     /* One switch of 8 hosts (one subnet, nothing shared): no leaders to
      * exchange among, so reduce-to-all is reduce then broadcast; a
      * single subnet's k = 1 (a chain of hosts) pipelines long vectors. */
@@ -471,6 +492,7 @@ static void test_every_algorithm(void)
         "bcast=chain-k2,reduce=chain-k2,allreduce=rsag-k2,allgather=hier",
         "bcast=tree,reduce=tree,allreduce=tree",
         "allreduce=tree-k2,allgather=hier-k2", "allreduce=chain-k2",
+        "allreduce=rsag-sites,allgather=hier-sites",
     };
     config c;
 
