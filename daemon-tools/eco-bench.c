@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <pvm3.h>
 #include "eco.h"
+#include "eco_coll.h"   /* the algorithm eco chose (lib/select.c) */
 
 #define TAG_SETUP 0x7e01
 #define TAG_ACK 0x7e02
@@ -249,7 +250,32 @@ static int cmp_double(const void *a, const void *b)
 
 typedef struct result {
     double median[MAXS][MAXP], min[MAXS][MAXP];
+    const char *alg[MAXS];   /* what eco ran (lib/select.c), NULL: not run */
+    double predicted[MAXS];  /* and its predicted time, seconds */
 } result;
+
+/* The algorithm the eco pattern chose for size i, and its prediction:
+ * the library's own choice, kept in the context (no communication). */
+static void eco_choice(bench *B, int i, int count, result *res)
+{
+    static const int coll[NOPS] = {
+        [OP_BCAST] = ECOI_C_BCAST, [OP_REDUCE] = ECOI_C_REDUCE,
+        [OP_ALLREDUCE] = ECOI_C_ALLREDUCE, [OP_GATHER] = ECOI_C_GATHER,
+        [OP_ALLGATHER] = ECOI_C_ALLGATHER, [OP_SCATTER] = ECOI_C_SCATTER,
+        [OP_ALLTOALL] = ECOI_C_ALLTOALL, [OP_BARRIER] = ECOI_C_BARRIER, [OP_SCAN] = ECOI_C_SCAN,
+    };
+    const setup *s = &B->s;
+    int op = s->op, rooted = op == OP_BCAST || op == OP_REDUCE || op == OP_GATHER ||
+                             op == OP_SCATTER;
+    size_t bytes = op == OP_BARRIER ? 0 : (size_t)count * (elem_type(op) == PVM_DOUBLE ? 8 : 1);
+    ecoi_plan plan;
+
+    eco_set_pattern(B->ctx, "eco");
+    if (ecoi_select(B->ctx, coll[op], rooted ? s->root : 0, bytes, &plan) == ECO_OK) {
+        res->alg[i] = ecoi_algorithm_at(plan.algorithm)->name;
+        res->predicted[i] = plan.seconds;
+    }
+}
 
 static int bytes_of(const setup *s, int i)
 {
@@ -289,6 +315,9 @@ static int measure(bench *B, result *res)
                 if (k >= s->warmup)
                     t[p * (s->iters + 1) + (k - s->warmup)] = r;
             }
+        for (int p = 0; p < s->npat; p++)
+            if (s->pat[p] == 0 && !skip[p])
+                eco_choice(B, i, count, res);
         for (int p = 0; p < s->npat; p++) {
             double *tp = t + p * (s->iters + 1);
             if (s->pat[p] == PAT_OPENMPI || skip[p]) {
@@ -320,6 +349,8 @@ static void print_table(const setup *s, const result *res, const double *limit)
         printf(" %10s", "link-limit");
     for (int p = 0; p < s->npat; p++)
         printf(" %24s", pattern_names[s->pat[p]]);
+    if (eco >= 0)
+        printf("  %-12s %9s", "eco-chose", "predicted");
     printf("\n");
     for (int i = 0; i < s->nsizes; i++) {
         printf("%10d", bytes_of(s, i));
@@ -337,6 +368,8 @@ static void print_table(const setup *s, const result *res, const double *limit)
                 snprintf(cell, sizeof cell, "%.3f (%.3f)", m * 1e3, res->min[i][p] * 1e3);
             printf(" %24s", cell);
         }
+        if (eco >= 0 && res->alg[i])
+            printf("  %-12s %9.3f", res->alg[i], res->predicted[i] * 1e3);
         printf("\n");
     }
 }
@@ -416,6 +449,20 @@ static void print_json(const setup *s, const result *res, const double *limit, i
             first = 0;
         }
     printf("\n ]");
+    {
+        int f = 1;
+        for (int i = 0; i < s->nsizes; i++) {
+            if (!res->alg[i])
+                continue;
+            printf("%s{\"bytes\": %d, \"algorithm\": \"%s\", \"predicted\": ",
+                   f ? ",\n \"eco_chose\": [" : ", ", bytes_of(s, i), res->alg[i]);
+            printf(fmt, res->predicted[i] * k);
+            printf("}");
+            f = 0;
+        }
+        if (!f)
+            printf("]");
+    }
     if (limit) {
         printf(",\n \"link_limit\": [");
         for (int i = 0; i < s->nsizes; i++) {
@@ -641,6 +688,7 @@ static int worker(void)
     rc = B.me < 0 ? -1 : prepare(&B);
     if (rc == 0) {
         result res;
+        memset(&res, 0, sizeof res);
         rc = measure(&B, &res);
     }
     pvm_initsend(PvmDataDefault);
@@ -845,6 +893,7 @@ int main(int argc, char **argv)
     if (B.n > 1)
         pvm_mcast(B.tids + 1, B.n - 1, TAG_SETUP);
     result res;
+    memset(&res, 0, sizeof res);
     rc = prepare(&B) == 0 ? measure(&B, &res) : -1;
     for (int i = 1; i < B.n; i++) {
         int wrc = -1;

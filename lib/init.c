@@ -297,7 +297,7 @@ static int make_boot(boot *b, const char *file, const int *tids)
     if (rc == ECO_OK) {
         char why[300];
         if (ecoi_parse_forced(getenv("ECO_ALGORITHM"), b->forced, why, sizeof why) != ECO_OK) {
-            fprintf(stderr, "libeco: ECO_ALGORITHM: %s\n", why);
+            ecoi_log(ECO_LOG_ERROR, "ECO_ALGORITHM: %s", why);
             rc = ECO_ERR_ARG;
         }
     }

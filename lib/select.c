@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "eco_coll.h"
+#include "eco_log.h"
 
 /* ------------------------------------------------------------------ */
 /* Defaults, for maps whose file has no measured model                 */
@@ -901,6 +902,10 @@ int ecoi_select(eco_ctx *c, int coll, int root, size_t bytes, ecoi_plan *plan)
     plan->level = algorithms[plan->algorithm].level;
     if (!c->no_segments)
         *slot = *plan;
+    if (ecoi_log_enabled(ECO_LOG_TRACE))
+        ecoi_log(ECO_LOG_TRACE, "%s of %zu bytes, root %d: %s, segment %zu, predicted %.3f ms",
+                 ecoi_coll_name(coll), bytes, root, algorithms[plan->algorithm].name,
+                 plan->segment, plan->seconds * 1e3);
     return ECO_OK;
 }
 
