@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -772,8 +773,11 @@ static void predict_one(const layout *l, const int *mh, int n, int root, int col
         char seg[32] = "-";
         if (pr[i].segment)
             snprintf(seg, sizeof seg, "%zu", pr[i].segment);
-        printf("%-10s %10zu  %-13s %9s %12.3f%s\n", ecoi_coll_name(coll), bytes,
-               ecoi_algorithm_at(pr[i].algorithm)->name, seg, pr[i].seconds * 1e3,
+        char ms[32] = "n/a";   /* e.g. no sites to exchange among */
+        if (isfinite(pr[i].seconds))
+            snprintf(ms, sizeof ms, "%.3f", pr[i].seconds * 1e3);
+        printf("%-10s %10zu  %-13s %9s %12s%s\n", ecoi_coll_name(coll), bytes,
+               ecoi_algorithm_at(pr[i].algorithm)->name, seg, ms,
                i == best ? "  <- chosen" : "");
     }
 }

@@ -195,6 +195,8 @@ struct eco_ctx {
     ecoi_plan plans[ECOI_NCOLL][ECOI_SIZE_CLASSES]; /* choices made */
     int pattern_k;         /* 0: ECO's trees; else a k-ary tree over ranks */
     int *groups[ECOI_LEVELS]; /* [n] ecoi_ctx_groups, made on first use */
+    ecoi_model dflt_model; /* the defaults when the map has no model
+                            * (nsubnets 0 until first needed) */
     int *ring;             /* [n] eco_ring's order, made on first use */
 };
 

@@ -55,24 +55,6 @@
 /* Combining one byte of a reduction. */
 #define GAMMA 0.5e-9
 
-/* The cheapest measured cost between a host of s and a host of t (s == t:
- * two distinct hosts of s), or -1. */
-static double cheapest(const eco_map *m, int s, int t)
-{
-    double best = -1.0;
-
-    for (int a = 0; a < m->nhosts; a++) {
-        if (m->subnet[a] != s)
-            continue;
-        for (int b = 0; b < m->nhosts; b++) {
-            double c = m->subnet[b] == t && b != a ? ecoi_map_cost_ij(m, a, b) : -1.0;
-            if (c > 0 && (best < 0 || c < best))
-                best = c;
-        }
-    }
-    return best;
-}
-
 static ecoi_cost cost_from_probe(double seconds)
 {
     ecoi_cost c = { ALPHA_HOSTS, BETA_HOSTS };
@@ -99,11 +81,30 @@ int ecoi_model_default(const eco_map *m, ecoi_model *out)
         free(out->uplink);
         return ECO_ERR_NOMEM;
     }
-    for (int s = 0; s < S; s++)
-        for (int t = s; t < S; t++) {
-            double c = m && m->subnet && m->nsubnets > 0 ? cheapest(m, s, t) : -1.0;
-            out->link[s * S + t] = out->link[t * S + s] = cost_from_probe(c);
+    /* the cheapest measured cost between a host of s and one of t (two
+     * distinct hosts of s when s == t): one pass over the pairs */
+    {
+        double *best = malloc((size_t)S * (size_t)S * sizeof *best);
+        if (!best) {
+            ecoi_model_release(out);
+            return ECO_ERR_NOMEM;
         }
+        for (size_t i = 0; i < (size_t)S * (size_t)S; i++)
+            best[i] = -1.0;
+        for (int a = 0; m && m->subnet && m->nsubnets > 0 && a < m->nhosts; a++)
+            for (int b = a + 1; b < m->nhosts; b++) {
+                int s = m->subnet[a], t = m->subnet[b];
+                double c = ecoi_map_cost_ij(m, a, b);
+                if (s < 0 || t < 0 || s >= S || t >= S || c <= 0)
+                    continue;
+                if (best[s * S + t] < 0 || c < best[s * S + t])
+                    best[s * S + t] = best[t * S + s] = c;
+            }
+        for (int s = 0; s < S; s++)
+            for (int t = 0; t < S; t++)
+                out->link[s * S + t] = cost_from_probe(best[s * S + t]);
+        free(best);
+    }
     /* Without a measurement, a subnet's hosts share its link out: the
      * cheapest way out of it is as fast as that link. */
     for (int s = 0; s < S; s++) {
@@ -270,13 +271,25 @@ out:
     return rc == ECO_OK ? ng : rc;
 }
 
+/* The context's model: its map's, else the defaults, made once. */
+static const ecoi_model *ctx_model(eco_ctx *c)
+{
+    const eco_map *m = c->map;
+
+    if (m && m->model && m->model->nsubnets == m->nsubnets)
+        return m->model;
+    if (c->dflt_model.nsubnets == 0 && ecoi_model_default(m, &c->dflt_model) != ECO_OK)
+        return NULL;
+    return &c->dflt_model;
+}
+
 int ecoi_ctx_groups(eco_ctx *c, int level, const int **group)
 {
     if (!c->groups[level]) {
         int *g = malloc((size_t)c->n * sizeof *g), rc;
         if (!g)
             return ECO_ERR_NOMEM;
-        rc = ecoi_groups(c->map, c->map ? c->map->model : NULL, c->n, c->member_host, level, g);
+        rc = ecoi_groups(c->map, ctx_model(c), c->n, c->member_host, level, g);
         if (rc < 0) {
             free(g);
             return rc;
@@ -874,7 +887,7 @@ int ecoi_select(eco_ctx *c, int coll, int root, size_t bytes, ecoi_plan *plan)
     }
     if (c->no_segments)
         seg = 0;
-    k = ecoi_predict(c->map, c->map ? c->map->model : NULL, c->n, c->member_host, c,
+    k = ecoi_predict(c->map, ctx_model(c), c->n, c->member_host, c,
                      coll, root, bytes, seg, pr, 16);
     if (k < 0)
         return k;
