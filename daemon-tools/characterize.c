@@ -19,6 +19,27 @@
  *      reports the TTL those from each arrive with: the routers between
  *      the hosts.  A pair that no datagram crossed stays unknown.
  *   5. ECO's partition of the costs and hops (eco_map_partition).
+ *   5a. The cost model (unless --no-model; eco_map_impl.h, ecoi_model),
+ *      one measurement at a time like the pairs:
+ *      - per link (each subnet of 2+ hosts: its first two hosts; each
+ *        pair of subnets: their first hosts), the minimum one-way time
+ *        at ECOC_MODEL_SMALL bytes (4x the rounds) and at the probe size
+ *        (the pair's cost when it was measured at that size): alpha and
+ *        beta by the two-point fit (ecoc_fit);
+ *      - the task cost: a second probe on the first host, the same two
+ *        sizes; when it cannot start, a copy of the cheapest cost inside
+ *        a subnet;
+ *      - shared links: for each subnet s of 2+ hosts, two hosts of s
+ *        send streams (ECOC_CMD_STREAM) to two hosts outside s (in two
+ *        other subnets when there are), first each alone, then both at
+ *        once (alone: the minimum of 3; both: the median of 3); and the
+ *        same into s.  When both take ECOC_MODEL_SHARED times the slower
+ *        alone or more (two streams start on the master's word, once
+ *        both routes are connected), and the per-byte
+ *        cost that implies (time / both streams' bytes) is at least
+ *        twice the inside of s (else it is the hosts' CPUs), the
+ *        subnet's hosts share a link: uplink[s] is that cost (the
+ *        smaller of the directions found shared: load only slows).
  *   6. For each subnet of >= 3 hosts, k = 1 .. min(4, hosts - 1): the
  *      subnet's probes run eco_init with a subnet file holding only their
  *      hosts as one subnet of degree k, then `degree_trials` broadcasts of
@@ -43,6 +64,7 @@
 #include <pvm3.h>
 
 #include "characterize.h"
+#include "eco_map_impl.h" /* the cost model (ecoi_model) on the result's map */
 
 typedef struct master {
     const ecoc_options *o;
@@ -60,6 +82,8 @@ typedef struct master {
     double shown;          /* when the progress line was last drawn */
     int pass;              /* all pairs: the pass (1..trials), else 0 */
     int progress_shown;
+    int extra;             /* the second probe on host 0 (the task cost), 0: none */
+    int home;              /* the map subnet of this program's host, -1: none */
 } master;
 
 static double now(void)
@@ -114,6 +138,8 @@ static const char *host_of_tid(const master *m, int tid)
     for (int i = 0; m->tid && i < m->r->n; i++)
         if (m->tid[i] == tid)
             return m->r->host[i].name;
+    if (m->extra > 0 && tid == m->extra && m->r->n > 0)
+        return m->r->host[0].name;
     return NULL;
 }
 
@@ -405,6 +431,17 @@ static void stop_probes(master *m, int kill)
             pvm_send(m->tid[i], ECOC_TAG_CMD);
         }
     }
+    if (m->extra > 0) {
+        pvm_notify(PvmTaskExit | PvmNotifyCancel, ECOC_TAG_EXIT, 1, &m->extra);
+        if (kill)
+            pvm_kill(m->extra);
+        else {
+            pvm_initsend(PvmDataDefault);
+            pvm_pkint(&cmd, 1, 1);
+            pvm_send(m->extra, ECOC_TAG_CMD);
+        }
+        m->extra = 0;
+    }
     if (m->nd > 0)
         pvm_notify(PvmHostDelete | PvmNotifyCancel, ECOC_TAG_HOSTDEL, m->nd, m->dtids);
     drain(ECOC_TAG_EXIT);
@@ -417,35 +454,43 @@ static void stop_probes(master *m, int kill)
 /* Pairs                                                               */
 /* ------------------------------------------------------------------ */
 
-/* Probe a times `trials` samples of `rounds` round trips with probe b:
- * the one-way times in t[trials]. */
-static int ping(master *m, int a, int b, int trials, double *t)
+/* Probe ta (on host `from`) times `trials` samples of `rounds` round
+ * trips of `size` bytes with probe tb: the one-way times in t[trials]. */
+static int ping_tids(master *m, int ta, int tb, int size, int rounds, int trials,
+                     double *t, const char *from, const char *what)
 {
-    const ecoc_options *o = m->o;
     int cmd = ECOC_CMD_PING, status = -1, bid;
-    char what[600];
 
     pvm_initsend(PvmDataDefault);
     pvm_pkint(&cmd, 1, 1);
-    pvm_pkint(&m->tid[b], 1, 1);
-    pvm_pkint((int *)&o->size, 1, 1);
-    pvm_pkint((int *)&o->rounds, 1, 1);
+    pvm_pkint(&tb, 1, 1);
+    pvm_pkint(&size, 1, 1);
+    pvm_pkint(&rounds, 1, 1);
     pvm_pkint(&trials, 1, 1);
-    if (pvm_send(m->tid[a], ECOC_TAG_CMD) < 0)
-        return fail(m, ECOC_FAILED, "cannot reach the probe on %s", m->r->host[a].name);
-    snprintf(what, sizeof what, "%s-%s", m->r->host[a].name, m->r->host[b].name);
-    if ((bid = wait_for(m, m->tid[a], ECOC_TAG_RESULT, what)) < 0)
+    if (pvm_send(ta, ECOC_TAG_CMD) < 0)
+        return fail(m, ECOC_FAILED, "cannot reach the probe on %s", from);
+    if ((bid = wait_for(m, ta, ECOC_TAG_RESULT, what)) < 0)
         return -bid;
     if (pvm_upkint(&status, 1, 1) < 0 || status != 0 || pvm_upkdouble(t, trials, 1) < 0) {
         pvm_freebuf(bid);
-        return fail(m, ECOC_FAILED, "the probe on %s could not measure %s", m->r->host[a].name,
-                    what);
+        return fail(m, ECOC_FAILED, "the probe on %s could not measure %s", from, what);
     }
     pvm_freebuf(bid);
     for (int i = 0; i < trials; i++)
         if (t[i] <= 0.0) /* a clock that did not move: the cheapest possible */
             t[i] = 1e-9;
     return ECOC_OK;
+}
+
+/* Probe a times `trials` samples of `rounds` round trips with probe b:
+ * the one-way times in t[trials]. */
+static int ping(master *m, int a, int b, int trials, double *t)
+{
+    char what[600];
+
+    snprintf(what, sizeof what, "%s-%s", m->r->host[a].name, m->r->host[b].name);
+    return ping_tids(m, m->tid[a], m->tid[b], m->o->size, m->o->rounds, trials, t,
+                     m->r->host[a].name, what);
 }
 
 /* Record the samples of pair a-b (both triangles). */
@@ -674,6 +719,327 @@ static int count_hops(master *m)
 }
 
 /* ------------------------------------------------------------------ */
+/* The cost model                                                      */
+/* ------------------------------------------------------------------ */
+
+/* One step of the model's measurement: progress, --rate, signals. */
+static int model_step(master *m, const char *label)
+{
+    progress(m, label);
+    return pace(m, 1.0);
+}
+
+static void model_done(master *m)
+{
+    m->done++;
+    m->left = m->left > 0 ? m->left - 1 : 0;
+}
+
+/* The minimum one-way time between probes ta and tb at size bytes. */
+static int min_time(master *m, int ta, int tb, int size, int rounds, const char *from,
+                    const char *what, double *out)
+{
+    int trials = m->o->trials, rc;
+    double *t = malloc((size_t)trials * sizeof *t);
+    ecoc_stat st;
+
+    if (!t)
+        return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    rc = ping_tids(m, ta, tb, size, rounds, trials, t, from, what);
+    if (rc == ECOC_OK) {
+        ecoc_stat_of(t, trials, &st);
+        *out = st.min;
+    }
+    free(t);
+    return rc;
+}
+
+/* alpha and beta between hosts a and b (indexes into r->host). */
+static int fit_pair(master *m, int a, int b, ecoi_cost *c)
+{
+    const ecoc_result *r = m->r;
+    const ecoc_stat *known = &r->pair[(size_t)a * r->n + b];
+    int big = r->model.big, rc = ECOC_OK;
+    double t_small, t_big;
+    char what[600];
+
+    snprintf(what, sizeof what, "model: %s-%s", r->host[a].name, r->host[b].name);
+    if ((rc = model_step(m, what)) != ECOC_OK)
+        return rc;
+    if (big == m->o->size && known->n > 0)
+        t_big = known->min; /* measured at this size already */
+    else
+        rc = min_time(m, m->tid[a], m->tid[b], big, m->o->rounds, r->host[a].name, what,
+                      &t_big);
+    if (rc == ECOC_OK)
+        rc = min_time(m, m->tid[a], m->tid[b], ECOC_MODEL_SMALL, 4 * m->o->rounds,
+                      r->host[a].name, what, &t_small);
+    if (rc == ECOC_OK) {
+        ecoc_fit(t_small, ECOC_MODEL_SMALL, t_big, big, &c->alpha, &c->beta);
+        model_done(m);
+    }
+    return rc;
+}
+
+/* The cheaper of two costs at the large probe size. */
+static int cheaper(const ecoi_cost *x, const ecoi_cost *y, int big)
+{
+    return x->alpha + x->beta * big < y->alpha + y->beta * big;
+}
+
+/* The task cost: a second probe on the first host, pinged by the first
+ * probe.  0 when it cannot start (task_how stays 0: the caller copies). */
+static int measure_task(master *m, ecoi_model *mo)
+{
+    ecoc_result *r = m->r;
+    char path[4200], why[4400], what[600];
+    char *argv[] = { NULL };
+    int tid = 0, bid, rc;
+    double t_small, t_big;
+
+    snprintf(what, sizeof what, "model: two tasks on %s", r->host[0].name);
+    if ((rc = model_step(m, what)) != ECOC_OK)
+        return rc;
+    if (ecoc_find_probe(m->o->probe, path, sizeof path, why, sizeof why) != 0 ||
+        pvm_spawn(path, argv, PvmTaskHost, r->host[0].pvmhost, 1, &tid) < 1 || tid <= 0) {
+        model_done(m);
+        return ECOC_OK; /* the default */
+    }
+    m->extra = tid;
+    if (pvm_notify(PvmTaskExit, ECOC_TAG_EXIT, 1, &m->extra) < 0)
+        return fail(m, ECOC_FAILED, "pvm_notify failed");
+    if ((bid = wait_for(m, tid, ECOC_TAG_HELLO, "the second probe on the first host")) < 0)
+        return -bid;
+    pvm_freebuf(bid);
+    rc = min_time(m, m->tid[0], tid, r->model.big, m->o->rounds, r->host[0].name, what,
+                  &t_big);
+    if (rc == ECOC_OK)
+        rc = min_time(m, m->tid[0], tid, ECOC_MODEL_SMALL, 4 * m->o->rounds,
+                      r->host[0].name, what, &t_small);
+    if (rc != ECOC_OK)
+        return rc;
+    ecoc_fit(t_small, ECOC_MODEL_SMALL, t_big, r->model.big, &mo->task.alpha,
+             &mo->task.beta);
+    r->model.task_how = 1;
+    /* done with it: no notice of its exit (a cancelled notify's own notice
+     * names a tid host_of_tid no longer knows) */
+    pvm_notify(PvmTaskExit | PvmNotifyCancel, ECOC_TAG_EXIT, 1, &m->extra);
+    m->extra = 0;
+    {
+        int cmd = ECOC_CMD_QUIT;
+        pvm_initsend(PvmDataDefault);
+        pvm_pkint(&cmd, 1, 1);
+        pvm_send(tid, ECOC_TAG_CMD);
+    }
+    model_done(m);
+    return ECOC_OK;
+}
+
+/* Streams from probe from[i] to probe to[i], i < k (1 or 2), started
+ * together: each one's seconds in t[i]. */
+static int streams(master *m, const int *from, const int *to, int k, double *t)
+{
+    const ecoc_result *r = m->r;
+    int cmd = ECOC_CMD_STREAM, count = ECOC_MODEL_STREAM, size = r->model.big;
+    char what[600];
+
+    for (int i = 0; i < k; i++) {
+        pvm_initsend(PvmDataDefault);
+        pvm_pkint(&cmd, 1, 1);
+        pvm_pkint(&m->tid[to[i]], 1, 1);
+        pvm_pkint(&size, 1, 1);
+        pvm_pkint(&count, 1, 1);
+        if (pvm_send(m->tid[from[i]], ECOC_TAG_CMD) < 0)
+            return fail(m, ECOC_FAILED, "cannot reach the probe on %s", r->host[from[i]].name);
+    }
+    for (int i = 0; i < k; i++) { /* "ready": the routes are connected */
+        int bid, status = -1;
+        snprintf(what, sizeof what, "a stream %s-%s to connect", r->host[from[i]].name,
+                 r->host[to[i]].name);
+        if ((bid = wait_for(m, m->tid[from[i]], ECOC_TAG_RESULT, what)) < 0)
+            return -bid;
+        if (pvm_upkint(&status, 1, 1) < 0 || status != 0) {
+            pvm_freebuf(bid);
+            return fail(m, ECOC_FAILED, "the probe on %s could not connect %s",
+                        r->host[from[i]].name, what);
+        }
+        pvm_freebuf(bid);
+    }
+    /* Go, together: first the senders outside this program's subnet,
+     * whose GO would otherwise wait behind the other stream's data on
+     * the way out of it. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < k; i++) {
+            int s = eco_map_subnet_of(r->map, eco_map_find_host(r->map, r->host[from[i]].name));
+            if ((s == m->home && m->home >= 0) != pass)
+                continue;
+            pvm_initsend(PvmDataDefault);
+            if (pvm_send(m->tid[from[i]], ECOC_TAG_GO) < 0)
+                return fail(m, ECOC_FAILED, "cannot reach the probe on %s",
+                            r->host[from[i]].name);
+        }
+    for (int i = 0; i < k; i++) {
+        int bid, status = -1;
+        snprintf(what, sizeof what, "a stream %s-%s", r->host[from[i]].name,
+                 r->host[to[i]].name);
+        if ((bid = wait_for(m, m->tid[from[i]], ECOC_TAG_RESULT, what)) < 0)
+            return -bid;
+        if (pvm_upkint(&status, 1, 1) < 0 || status != 0 || pvm_upkdouble(&t[i], 1, 1) < 0) {
+            pvm_freebuf(bid);
+            return fail(m, ECOC_FAILED, "the probe on %s could not time %s",
+                        r->host[from[i]].name, what);
+        }
+        pvm_freebuf(bid);
+    }
+    return ECOC_OK;
+}
+
+/* One direction of subnet s's link: each stream alone (the minimum of
+ * ECOC_MODEL_REPEATS), then both (the median: a start delayed by the
+ * other stream's queue makes both look faster, ambient load slower).
+ * Ratio and implied beta in u[dir]. */
+static int one_direction(master *m, int s, const int *from, const int *to, int dir,
+                         ecoc_uplink *u)
+{
+    double alone[2] = { 1e300, 1e300 }, both, all[ECOC_MODEL_REPEATS], t[2];
+    ecoc_stat st;
+    double bytes = (double)m->r->model.big * ECOC_MODEL_STREAM;
+    char what[120];
+    int rc = ECOC_OK;
+
+    snprintf(what, sizeof what, "model: subnet %d's link %s", s, dir ? "in" : "out");
+    if ((rc = model_step(m, what)) != ECOC_OK)
+        return rc;
+    for (int rep = 0; rep < ECOC_MODEL_REPEATS && rc == ECOC_OK; rep++) {
+        for (int i = 0; i < 2 && rc == ECOC_OK; i++)
+            if ((rc = streams(m, &from[i], &to[i], 1, t)) == ECOC_OK && t[0] < alone[i])
+                alone[i] = t[0];
+        if (rc == ECOC_OK && (rc = streams(m, from, to, 2, t)) == ECOC_OK)
+            all[rep] = t[0] > t[1] ? t[0] : t[1];
+    }
+    if (rc == ECOC_OK) {
+        ecoc_stat_of(all, ECOC_MODEL_REPEATS, &st);
+        both = st.median;
+        u->alone[dir] = alone[0] > alone[1] ? alone[0] : alone[1];
+        u->both[dir] = both;
+        u->ratio[dir] = both / u->alone[dir];
+        u->beta[dir] = both / (2.0 * bytes);
+        model_done(m);
+    }
+    return rc;
+}
+
+/* Does subnet s share a link out (or in)?  uplink[s], and the notes. */
+static int measure_uplink(master *m, int s, int **mem, const int *cnt, ecoi_model *mo)
+{
+    int ns = mo->nsubnets, u1 = -1, b1, b2 = -1, rc;
+    ecoc_uplink *u = &m->r->model.up[s];
+    double inside = mo->link[(size_t)s * ns + s].beta;
+
+    for (int t = 0; t < ns && u1 < 0; t++)
+        if (t != s)
+            u1 = t;
+    if (cnt[s] < 2 || u1 < 0)
+        return ECOC_OK;
+    b1 = mem[u1][0];
+    for (int t = u1 + 1; t < ns && b2 < 0; t++)
+        if (t != s)
+            b2 = mem[t][0]; /* another subnet: its own link is not the one */
+    if (b2 < 0 && cnt[u1] >= 2)
+        b2 = mem[u1][1];
+    if (b2 < 0)
+        return ECOC_OK;
+    {
+        int a[2] = { mem[s][0], mem[s][1] }, b[2] = { b1, b2 };
+        if ((rc = one_direction(m, s, a, b, 0, u)) != ECOC_OK ||
+            (rc = one_direction(m, s, b, a, 1, u)) != ECOC_OK)
+            return rc;
+    }
+    u->how = 1;
+    mo->uplink[s] = 0.0; /* the smaller of the directions found shared:
+                          * ambient load only makes streams slower */
+    for (int dir = 0; dir < 2; dir++)
+        if (u->ratio[dir] >= ECOC_MODEL_SHARED && u->beta[dir] >= 2.0 * inside &&
+            (mo->uplink[s] == 0.0 || u->beta[dir] < mo->uplink[s]))
+            mo->uplink[s] = u->beta[dir];
+    return ECOC_OK;
+}
+
+/* Subnet s's members as indexes into r->host: mem[s][0 .. cnt[s]-1]. */
+static int *subnet_members(const master *m, int s, int *n);
+
+static int measure_model(master *m)
+{
+    ecoc_result *r = m->r;
+    int ns = eco_map_nsubnets(r->map), rc = ECOC_OK, *cnt, **mem;
+    ecoi_model *mo = ecoi_model_new(ns);
+    double start = now();
+    long steps = 1;
+    const ecoi_cost *best_in = NULL, *best = NULL;
+
+    cnt = calloc((size_t)ns + 1, sizeof *cnt);
+    mem = calloc((size_t)ns + 1, sizeof *mem);
+    r->model.up = calloc((size_t)ns + 1, sizeof *r->model.up);
+    if (!mo || !cnt || !mem || !r->model.up) {
+        rc = fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+        goto out;
+    }
+    for (int s = 0; s < ns; s++)
+        if (!(mem[s] = subnet_members(m, s, &cnt[s]))) {
+            rc = fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+            goto out;
+        }
+    r->model.big = m->o->size > 4 * ECOC_MODEL_SMALL ? m->o->size : 16384;
+    for (int s = 0; s < ns; s++)
+        steps += ns - s - (cnt[s] < 2) + (cnt[s] >= 2 && ns > 1) * 2;
+    m->home = -1; /* this program's subnet: the host of its pvmd */
+    for (int i = 0; i < r->n; i++)
+        if (m->dtid[i] == pvm_tidtohost(pvm_mytid()))
+            m->home = eco_map_subnet_of(r->map, eco_map_find_host(r->map, r->host[i].name));
+    m->unit = "model measurements";
+    m->done = 0;
+    m->left = steps;
+    m->pass = 0;
+    for (int s = 0; s < ns && rc == ECOC_OK; s++)
+        for (int t = s; t < ns && rc == ECOC_OK; t++) {
+            ecoi_cost c = { 0.0, 0.0 };
+            if (s == t && cnt[s] < 2)
+                continue; /* one host: filled in below */
+            rc = fit_pair(m, mem[s][0], s == t ? mem[s][1] : mem[t][0], &c);
+            mo->link[(size_t)s * ns + t] = mo->link[(size_t)t * ns + s] = c;
+            if (s == t && (!best_in || cheaper(&c, best_in, r->model.big)))
+                best_in = &mo->link[(size_t)s * ns + s];
+            if (!best || cheaper(&c, best, r->model.big))
+                best = &mo->link[(size_t)s * ns + t];
+        }
+    /* a subnet of one host has no pair inside: a copy of the cheapest */
+    for (int s = 0; s < ns && rc == ECOC_OK; s++)
+        if (cnt[s] < 2 && (best_in || best))
+            mo->link[(size_t)s * ns + s] = best_in ? *best_in : *best;
+    if (rc == ECOC_OK)
+        rc = measure_task(m, mo);
+    if (rc == ECOC_OK && !r->model.task_how && (best_in || best))
+        mo->task = best_in ? *best_in : *best;
+    for (int s = 0; s < ns && rc == ECOC_OK; s++)
+        rc = measure_uplink(m, s, mem, cnt, mo);
+    if (rc == ECOC_OK && !ecoi_model_valid(mo))
+        rc = fail(m, ECOC_FAILED, "the measured cost model is not valid");
+    if (rc == ECOC_OK) {
+        r->map->model = mo; /* over the map's subnets, written with it */
+        mo = NULL;
+        r->model.measured = 1;
+    }
+    r->model.seconds = now() - start;
+out:
+    for (int s = 0; mem && s < ns; s++)
+        free(mem[s]);
+    free(mem);
+    free(cnt);
+    ecoi_model_free(mo);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* The degree k of each subnet                                         */
 /* ------------------------------------------------------------------ */
 
@@ -850,6 +1216,8 @@ static int run(master *m)
         rc = count_hops(m);
     if (rc == ECOC_OK)
         rc = ecoc_result_partition(r, m->err, m->errlen);
+    if (rc == ECOC_OK && m->o->model)
+        rc = measure_model(m);
     if (rc == ECOC_OK)
         rc = choose_degrees(m);
     return rc;

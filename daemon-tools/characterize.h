@@ -63,6 +63,7 @@ typedef struct ecoc_options {
     const char *hosts;       /* --hosts LIST; NULL: pvm_config */
     int progress;            /* progress line on stderr */
     int hops;                /* count the routers between hosts (1) or not */
+    int model;               /* measure the cost model (1) or not */
 } ecoc_options;
 
 void ecoc_options_init(ecoc_options *o);
@@ -71,7 +72,7 @@ void ecoc_options_init(ecoc_options *o);
 enum {
     ECOC_OPT_HOSTS = 0x100, ECOC_OPT_SIZE, ECOC_OPT_TRIALS, ECOC_OPT_ROUNDS,
     ECOC_OPT_MODE, ECOC_OPT_DEGREE, ECOC_OPT_DEGREE_TRIALS, ECOC_OPT_THRESHOLD,
-    ECOC_OPT_RATE, ECOC_OPT_TIMEOUT, ECOC_OPT_PROBE, ECOC_OPT_NO_HOPS
+    ECOC_OPT_RATE, ECOC_OPT_TIMEOUT, ECOC_OPT_PROBE, ECOC_OPT_NO_HOPS, ECOC_OPT_NO_MODEL
 };
 #define ECOC_LONG_OPTIONS                                                  \
     {"hosts", required_argument, NULL, ECOC_OPT_HOSTS},                    \
@@ -85,7 +86,8 @@ enum {
     {"rate", required_argument, NULL, ECOC_OPT_RATE},                      \
     {"timeout", required_argument, NULL, ECOC_OPT_TIMEOUT},                \
     {"probe", required_argument, NULL, ECOC_OPT_PROBE},                    \
-    {"no-hops", no_argument, NULL, ECOC_OPT_NO_HOPS}
+    {"no-hops", no_argument, NULL, ECOC_OPT_NO_HOPS},                    \
+    {"no-model", no_argument, NULL, ECOC_OPT_NO_MODEL}
 
 /* Apply one of those options: 0, or -1 with a message in why. */
 int ecoc_option(ecoc_options *o, int code, const char *arg, char *why, size_t len);
@@ -126,6 +128,30 @@ typedef struct ecoc_degree {
     double median[ECOC_MAX_TRY_DEGREE + 1]; /* [k] seconds per broadcast */
 } ecoc_degree;
 
+/* The cost model (characterize.c, after the partition): how each part
+ * was found, for the summary.  The model itself is r->map's. */
+#define ECOC_MODEL_SMALL 64          /* bytes of the small probe */
+#define ECOC_MODEL_STREAM 4          /* messages per stream of the uplink test */
+#define ECOC_MODEL_REPEATS 3         /* streams: min of this many alone, median of both */
+#define ECOC_MODEL_SHARED 1.5        /* two streams this much slower: shared */
+typedef struct ecoc_uplink {
+    int how;            /* 0 not measured (one host, or no two hosts outside),
+                         * 1 measured */
+    double ratio[2];    /* [0] out of the subnet, [1] into it: two concurrent
+                         * streams' time over one stream's */
+    double beta[2];     /* seconds per byte that two streams imply */
+    double alone[2];    /* seconds of the slower stream alone (minimum) */
+    double both[2];     /* seconds of both at once (the slower; minimum) */
+} ecoc_uplink;
+
+typedef struct ecoc_model_info {
+    int measured;       /* 1: r->map has the model */
+    int task_how;       /* 1 two probes on one host, 0 the default */
+    int big;            /* bytes of the large probe */
+    double seconds;     /* wall time of the model's measurement */
+    ecoc_uplink *up;    /* [nsubnets] */
+} ecoc_model_info;
+
 typedef struct ecoc_result {
     int n;                   /* hosts */
     ecoc_host *host;         /* [n], in the order measured */
@@ -137,7 +163,14 @@ typedef struct ecoc_result {
     ecoc_degree *degree;     /* [eco_map_nsubnets(map)] */
     double seconds;          /* wall time of the run */
     ecoc_options opt;        /* what it was measured with */
+    ecoc_model_info model;   /* the cost model's measurement (--no-model: 0s) */
 } ecoc_result;
+
+/* Two-point fit of one-way times t_small at `small` bytes and t_big at
+ * `big` (> small) bytes: beta the slope (>= 0), alpha the intercept, or
+ * t_small when the intercept is below 0 (a shaped link's burst let the
+ * small probe through at line rate). */
+void ecoc_fit(double t_small, int small, double t_big, int big, double *alpha, double *beta);
 
 void ecoc_result_free(ecoc_result *r);
 
@@ -246,15 +279,27 @@ enum {
     ECOC_TAG_ACK,                       /* probe -> root probe: got it */
     ECOC_TAG_PARENT_GONE,               /* at a probe: the master exited */
     ECOC_TAG_EXIT,                      /* at the master: a probe exited */
-    ECOC_TAG_HOSTDEL                    /* at the master: a host left */
+    ECOC_TAG_HOSTDEL,                   /* at the master: a host left */
+    ECOC_TAG_SINK,                      /* probe -> probe: stream data, dropped */
+    ECOC_TAG_SINK_END,                  /* probe -> probe: stream ends, ack it */
+    ECOC_TAG_SINK_ACK,                  /* probe -> probe: all of it arrived */
+    ECOC_TAG_GO                         /* master -> probe: start the stream */
 };
 enum {
     ECOC_CMD_QUIT = 1,   /* (nothing) */
     ECOC_CMD_PING = 2,   /* peer tid, size, rounds, trials -> status, trials doubles */
     ECOC_CMD_BCAST = 3,  /* n, tids[n], size, reps, warm, file text -> status, reps doubles at rank 0 */
     ECOC_CMD_HOPS_OPEN = 4, /* (nothing) -> status, the UDP port it listens on */
-    ECOC_CMD_HOPS = 5    /* n, self, n x (host name, port, nonce high, nonce low)
+    ECOC_CMD_HOPS = 5,   /* n, self, n x (host name, port, nonce high, nonce low)
                             -> status, n hops (-1: none) */
+    ECOC_CMD_STREAM = 6  /* peer tid, size, count -> status (0: the route to
+                            the peer is connected, ready), then on the
+                            master's ECOC_TAG_GO -> status, 1 double: seconds
+                            from the first of count messages of size bytes
+                            to the peer (ECOC_TAG_SINK, then ECOC_TAG_SINK_END)
+                            until its ECOC_TAG_SINK_ACK.  Two streams start
+                            together: neither one's connecting waits behind
+                            the other's data */
 };
 
 /* Strings travel as an int length, then that many bytes (pvm_pkbyte), no

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "characterize.h"
+#include "eco_map_impl.h" /* the cost model, r->map->model (summary) */
 
 volatile sig_atomic_t ecoc_stop = 0;
 
@@ -40,6 +41,7 @@ void ecoc_options_init(ecoc_options *o)
     o->rate = 0.0;
     o->timeout = ECOC_DEFAULT_TIMEOUT;
     o->hops = 1;
+    o->model = 1;
 }
 
 /* A whole decimal integer in [lo, hi]. */
@@ -140,6 +142,9 @@ int ecoc_option(ecoc_options *o, int code, const char *arg, char *why, size_t le
     case ECOC_OPT_NO_HOPS:
         o->hops = 0;
         return 0;
+    case ECOC_OPT_NO_MODEL:
+        o->model = 0;
+        return 0;
     default:
         snprintf(why, len, "unknown option");
         return -1;
@@ -169,6 +174,9 @@ void ecoc_options_help(FILE *out)
             "      --no-hops           do not count the routers between hosts (UDP\n"
             "                          datagrams between the probes; they place hosts that\n"
             "                          costs cannot, such as slow hosts on a fast switch)\n"
+            "      --no-model          do not measure the cost model (per-message and\n"
+            "                          per-byte costs, shared links; a few seconds): the\n"
+            "                          library then predicts with its defaults\n"
             "      --probe=PATH        the probe program (default: eco-probe next to this\n"
             "                          program, else " ECO_PKGLIBEXECDIR "/eco-probe)\n",
             ECOC_DEFAULT_SIZE, ECOC_DEFAULT_TRIALS, ECOC_DEFAULT_ROUNDS,
@@ -315,8 +323,22 @@ void ecoc_result_free(ecoc_result *r)
     free(r->pair);
     free(r->hops);
     free(r->degree);
+    free(r->model.up);
     eco_map_free(r->map);
     memset(r, 0, sizeof *r);
+}
+
+void ecoc_fit(double t_small, int small, double t_big, int big, double *alpha, double *beta)
+{
+    double b = big > small ? (t_big - t_small) / (double)(big - small) : 0.0;
+
+    *beta = b > 0.0 ? b : 0.0;
+    *alpha = t_small - *beta * small;
+    /* Below 0 at 0 bytes: the small probe did not pay the per-byte cost
+     * (it passed within a shaped link's burst, at line rate); the small
+     * probe's whole time is then the per-message cost. */
+    if (*alpha < 0.0)
+        *alpha = t_small > 0.0 ? t_small : 0.0;
 }
 
 int ecoc_result_partition(ecoc_result *r, char *err, size_t errlen)
@@ -752,6 +774,66 @@ static void print_hops(const ecoc_result *r, FILE *out)
             known < pairs ? " (UDP datagrams between probes lost or blocked)" : "");
 }
 
+/* "41.0 us + 6.20 ns/byte (1290 Mbit/s)" */
+static void print_cost(const char *label, const ecoi_cost *c, FILE *out)
+{
+    char b1[32];
+
+    fprintf(out, "  %s: %s + %.3g ns/byte", label, ecoc_fmt_time(c->alpha, b1, sizeof b1),
+            c->beta * 1e9);
+    if (c->beta > 0.0)
+        fprintf(out, " (%.4g Mbit/s)", 8e-6 / c->beta);
+    fprintf(out, "\n");
+}
+
+static void print_model(const ecoc_result *r, FILE *out)
+{
+    const ecoi_model *mo = r->map ? r->map->model : NULL;
+    const ecoc_model_info *mi = &r->model;
+    int ns = mo ? mo->nsubnets : 0;
+    char b1[32], label[80];
+
+    if (!mo) {
+        fprintf(out, "\ncost model not measured%s: the library uses its defaults\n",
+                r->opt.model ? "" : " (--no-model)");
+        return;
+    }
+    fprintf(out, "\ncost model, one way alpha + beta * bytes (probes of %d and %d bytes, "
+                 "measured in %s):\n", ECOC_MODEL_SMALL, mi->big,
+            ecoc_fmt_time(mi->seconds, b1, sizeof b1));
+    print_cost(mi->task_how ? "tasks on one host" : "tasks on one host (default: a copy "
+               "of the cheapest inside a subnet)", &mo->task, out);
+    for (int s = 0; s < ns; s++)
+        for (int t = s; t < ns; t++) {
+            if (s == t)
+                snprintf(label, sizeof label, "inside subnet %d%s", s,
+                         eco_map_subnet_size(r->map, s) < 2 ? " (one host: a copy)" : "");
+            else
+                snprintf(label, sizeof label, "subnets %d and %d", s, t);
+            print_cost(label, &mo->link[s * ns + t], out);
+        }
+    for (int s = 0; s < ns; s++) {
+        const ecoc_uplink *u = mi->up ? &mi->up[s] : NULL;
+        fprintf(out, "  subnet %d's link out: ", s);
+        if (!u || !u->how)
+            fprintf(out, "not measured (%s), taken as not shared\n",
+                    eco_map_subnet_size(r->map, s) < 2 ? "one host" : "no two hosts outside");
+        else {
+            if (mo->uplink[s] > 0.0)
+                fprintf(out, "shared, %.3g ns/byte (%.4g Mbit/s);", mo->uplink[s] * 1e9,
+                        8e-6 / mo->uplink[s]);
+            else
+                fprintf(out, "not shared;");
+            fprintf(out, " two streams take %.2fx one out", u->ratio[0]);
+            fprintf(out, " (%s, ", ecoc_fmt_time(u->alone[0], b1, sizeof b1));
+            fprintf(out, "%s),", ecoc_fmt_time(u->both[0], b1, sizeof b1));
+            fprintf(out, " %.2fx in (%s, ", u->ratio[1],
+                    ecoc_fmt_time(u->alone[1], b1, sizeof b1));
+            fprintf(out, "%s)\n", ecoc_fmt_time(u->both[1], b1, sizeof b1));
+        }
+    }
+}
+
 void ecoc_print_summary(const ecoc_result *r, FILE *out)
 {
     int ns = eco_map_nsubnets(r->map);
@@ -779,5 +861,6 @@ void ecoc_print_summary(const ecoc_result *r, FILE *out)
             snprintf(label, sizeof label, "%d and %d", s, t);
             print_costs(label, &st, pairs, out);
         }
+    print_model(r, out);
     print_noisy(r, out);
 }

@@ -11,6 +11,10 @@
  *                                  reads subnet file text F) and time
  *                                  `reps` broadcasts of `size` bytes:
  *                                  root start to the last acknowledgement
+ *   STREAM peer size count         send count messages of size bytes to
+ *                                  the peer probe, then an end mark; reply
+ *                                  the time until the peer acknowledges
+ *                                  the end (the cost model's shared links)
  *   HOPS_OPEN                      open a UDP socket; reply its port
  *   HOPS n self hosts ports nonces send datagrams to every other probe's
  *                                  socket, read the TTL of those that
@@ -19,7 +23,8 @@
  *                                  from each
  *   QUIT                           leave PVM and exit
  *
- * and echoes ECHO messages of other probes back to their sender, unread.
+ * and echoes ECHO messages of other probes back to their sender, unread;
+ * drops SINK messages and acknowledges SINK_END (a stream's end).
  * Direct task-to-task routing.  It exits when its parent does.
  */
 #include "config.h"
@@ -121,6 +126,78 @@ static void do_ping(int master)
     }
     reply(master, status, t, trials);
     free(t);
+    free(data);
+}
+
+/* Wait for the master's GO (answering echoes meanwhile): 0, or -1 when
+ * the master is gone. */
+static int wait_go(int master)
+{
+    for (;;) {
+        int bid = pvm_recv(-1, -1), bytes, tag, src;
+        if (bid < 0)
+            return -1;
+        pvm_bufinfo(bid, &bytes, &tag, &src);
+        if (tag == ECOC_TAG_GO && src == master)
+            return 0;
+        if (tag == ECOC_TAG_PARENT_GONE)
+            return -1;
+        if (tag == ECOC_TAG_ECHO)
+            echo(src);
+    }
+}
+
+/* STREAM: one stream of count messages to the peer, timed from the first
+ * send to the peer's acknowledgement of the end mark (after all of it,
+ * PVM keeping the order between two tasks).  The route is connected
+ * first, untimed; then "ready" to the master, and the stream starts on
+ * its GO. */
+static void do_stream(int master)
+{
+    int peer = 0, size = 0, count = 0, status, sb, old, bid;
+    char *data = NULL;
+    double t = 0.0, t0;
+
+    pvm_upkint(&peer, 1, 1);
+    pvm_upkint(&size, 1, 1);
+    pvm_upkint(&count, 1, 1);
+    if (peer <= 0 || size < 1 || count < 1 || count > 1 << 20 ||
+        !(data = calloc((size_t)size, 1))) {
+        reply(master, -1, NULL, 0);
+        return;
+    }
+    pvm_initsend(PvmDataDefault);
+    status = round_trip(peer); /* connect the direct route */
+    reply(master, status, NULL, 0); /* ready, or not */
+    if (status != 0) {
+        free(data);
+        return;
+    }
+    if (wait_go(master) != 0) {
+        free(data);
+        pvm_exit();
+        exit(0); /* the master is gone */
+    }
+    sb = pvm_mkbuf(PvmDataRaw);
+    status = sb < 0 ? -1 : 0;
+    if (status == 0) {
+        old = pvm_setsbuf(sb);
+        if (old > 0)
+            pvm_freebuf(old);
+        pvm_pkbyte(data, size, 1);
+        t0 = now();
+        for (int i = 0; i < count && status == 0; i++)
+            status = pvm_send(peer, ECOC_TAG_SINK) < 0 ? -1 : 0;
+        pvm_initsend(PvmDataDefault);
+        if (status == 0 && pvm_send(peer, ECOC_TAG_SINK_END) < 0)
+            status = -1;
+        if (status == 0 && (bid = pvm_recv(peer, ECOC_TAG_SINK_ACK)) < 0)
+            status = -1;
+        t = now() - t0;
+        if (t <= 0.0)
+            t = 1e-9;
+    }
+    reply(master, status, &t, 1);
     free(data);
 }
 
@@ -403,6 +480,13 @@ static int serve(int master)
             echo(src);
             continue;
         }
+        if (tag == ECOC_TAG_SINK)
+            continue; /* stream data: freed by the next receive */
+        if (tag == ECOC_TAG_SINK_END) {
+            pvm_initsend(PvmDataDefault);
+            pvm_send(src, ECOC_TAG_SINK_ACK);
+            continue;
+        }
         if (tag == ECOC_TAG_PARENT_GONE)
             return 0;
         if (tag != ECOC_TAG_CMD || src != master || pvm_upkint(&cmd, 1, 1) < 0)
@@ -417,6 +501,8 @@ static int serve(int master)
             do_hops_open(master);
         else if (cmd == ECOC_CMD_HOPS)
             do_hops(master);
+        else if (cmd == ECOC_CMD_STREAM)
+            do_stream(master);
         else
             reply(master, -1, NULL, 0);
     }
