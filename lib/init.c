@@ -208,8 +208,8 @@ static void restrict_model(boot *b, const eco_map *file, const int *fh, const ch
     b->model = ecoi_model_restrict(file->model, old_of, b->nsub);
     free(old_of);
     if (!b->model)
-        fprintf(stderr, "libeco: warning: the cost model of %s is not used: a member's "
-                "host is not in it (the defaults of the library apply)\n", fname);
+        ecoi_log(ECO_LOG_WARN, "the cost model of %s is not used: a member's host is not "
+                 "in it (the defaults of the library apply)", fname);
 }
 
 /* Subnets, degrees and costs of the members' hosts, from the file. */
