@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * characterize.c -- the PVM master of eco-characterize(1) and ecod(8):
  * section 3 of the ECO paper, plus the degree k of each subnet's tree

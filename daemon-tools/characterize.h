@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * characterize.h -- private: the network characterization shared by
  * eco-characterize(1) and ecod(8).  Not installed; not libeco API.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * charutil.c -- the pure half of the characterization (no PVM): the
  * options both tools share, host lists, statistics, the matrix file,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * eco-bench-mpi -- the MPI side of eco-bench: the same operations, sizes
  * and timing (root start to the last member's acknowledgement, a barrier

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * eco-bench -- completion time of collective operations under several
  * communication patterns, in one run over the same tasks and buffers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * eco-characterize -- measure the network of a running PVM virtual
  * machine and write the subnet file (eco-characterize(1)).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * eco-partition -- partition a measured cost matrix into subnets and
  * write the subnet file (eco-partition(1), eco-subnets(5)).

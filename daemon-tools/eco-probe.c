@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * eco-probe -- the probe task of eco-characterize(1) and ecod(8).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * eco-show -- look at a subnet file (eco-show(1), eco-subnets(5)).
  *

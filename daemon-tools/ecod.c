@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ecod -- keep the subnet file of a PVM virtual machine current
  * (ecod(8)).

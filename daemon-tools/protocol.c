@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * protocol.c -- private: what the master (characterize.c) and the probe
  * (eco-probe.c) exchange that needs care on the receiving side:

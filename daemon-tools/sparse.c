@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sparse.c -- the cheap mode of eco-characterize: measure O(p * S) pairs
  * of p hosts in S subnets instead of all p(p-1)/2, and find the subnets

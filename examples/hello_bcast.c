@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hello_bcast.c -- the smallest libeco program: task 0 broadcasts a
  * greeting over ECO's tree and every task prints what it received.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * md_loop.c -- the communication pattern of a molecular-dynamics code
  * (CHARMM's, which the ECO paper measured): each task computes the forces

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ring.c -- a nearest-neighbour exchange on the ring eco_ring gives:
  * each subnet's tasks sit next to each other, so all but one hop per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * eco.h -- libeco: efficient collective operations on heterogeneous
  * networks of workstations, over PVM 3 (after Lowekamp & Beguelin, 1996).

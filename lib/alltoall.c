@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * alltoall.c -- every member sends block j of its sendbuf to member j.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * barrier.c -- fan-in to rank 0 up its tree, then fan-out down it; or the
  * dissemination barrier: in round k every member r sends an empty

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * costs.c -- read a cost matrix: lines "HOST_A HOST_B SECONDS [hops=N]"
  * (SECONDS "-" with hops: only the hops are known), '#' comments, blank

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ctx.c -- the context every collective runs in: members, the agreed map,
  * per-root trees built on first use, the transport, and the error state.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * datatype.c -- PVM datatypes and the predefined reduction ops.
  *

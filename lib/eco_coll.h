@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * eco_coll.h -- private: the context, the transport interface and the
  * datatype helpers shared by the collectives.  Not installed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * eco_log.h -- private: the library's messages (lib/log.c).  Everything
  * the library prints goes through ecoi_log, hence through the

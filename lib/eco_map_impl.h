@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * eco_map_impl.h -- private: the layout of the network map and of trees.
  * Not installed.  Layers: subnet file and partition know eco_map; the tree

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * eco_pvm.h -- private: the PVM side of the library (transport, init).
  */

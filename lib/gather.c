@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gather.c -- gather and gather-to-all up the root's tree.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * init.c -- eco_init over PVM: agree on the members' map and context.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * local_transport.c -- an in-process transport: members are threads of
  * one process, messages are copies in per-member mailboxes.  It lets the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * log.c -- every message the library prints goes through here: the
  * application's hook (eco_set_log) or the default, which writes

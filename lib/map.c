@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * map.c -- the network map: hosts sorted by name, a symmetric cost matrix,
  * the routers between pairs (hops), and the subnets with their per-subnet

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * model.c -- the measured cost model (eco_map_impl.h, ecoi_model): make,
  * copy, free, check, and follow the map's subnets when they are

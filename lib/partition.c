@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * partition.c -- split the hosts of a map into subnets: Figure 2 of
  * Lowekamp & Beguelin (1996), with the factor 1.20 generalized to

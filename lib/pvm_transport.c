@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pvm_transport.c -- the transport over PVM 3.4 messages.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * reduce.c -- reduce and reduce-to-all up the root's tree.
  *

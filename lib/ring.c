@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ring.c -- a ring of ranks for nearest-neighbour codes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * select.c -- which algorithm runs a collective: the candidates, what the
  * cost model predicts for each, and the choice.

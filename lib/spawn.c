@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * spawn.c -- eco_init_spawn: the start-up of a program that runs as
  * ntasks copies of itself, in one call (what mpirun and MPI_Init do).

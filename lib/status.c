@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * status.c -- eco_strerror: one line of English per eco_status; the
  * library's version.

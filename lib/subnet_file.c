@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * subnet_file.c -- read, print and atomically write the subnet file
  * (eco-subnets(5)):

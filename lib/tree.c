@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tree.c -- per-root ECO trees over a member list (section 4 of the paper).
  *

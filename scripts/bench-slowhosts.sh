@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # bench-slowhosts.sh -- fastest node first, measured (doc/benchmarks.md,
 # "Slow hosts").  The slowhosts network of tests/netbed, with the hosts in
 # the order o1 o2 f3 f4 f1 f2: rank 0 (the root) on o1, and in the fast

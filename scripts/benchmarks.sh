@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # benchmarks.sh -- the documented benchmark run (doc/benchmarks.md):
 # bring up an emulated network, start PVM over it, characterize it with
 # eco-characterize, and run eco-bench for every op with every pattern,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # demo.sh -- the main job: set everything up, then show ECO at work.
 #
 # As root (network namespaces available): bring up the ECO paper's

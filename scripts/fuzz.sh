@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # fuzz.sh -- build the libFuzzer targets of tests/fuzz/ with clang
 # (-fsanitize=fuzzer,address,undefined) and run each for SECONDS
 # (default 30, what CI runs), from the seed corpus in

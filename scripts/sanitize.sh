@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # sanitize.sh -- the whole test suite (make check: the threaded and the
 # PVM collectives, the tools, the legacy layer, the emulated networks)
 # built with AddressSanitizer, LeakSanitizer and UBSan (gcc), in its own

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # setup.sh -- everything libeco needs on a Debian 12 machine, then the
 # build: Debian packages (as root), autoreconf, configure, make.
 # Sourced-safe: run it directly, or through demo.sh and test.sh.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # soak.sh -- libeco as a long-running application sees it (issue 10):
 # in a private PVM virtual machine, 8 tasks make 1,000 contexts, run
 # 3,000 rooted reduces of 64 KB and 10,000 mixed collectives (tests/soak:

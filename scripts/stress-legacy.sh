@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # stress-legacy.sh -- run the PVM compatibility layer's tests many times
 # under CPU load, to catch ordering races that show once in a while.
 #

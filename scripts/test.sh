@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # test.sh -- set everything up (setup.sh) and run the whole test suite
 # (make check).  Prints each test's result, the CUnit summaries, the logs
 # of any failed test, and a closing "N passed, N failed" line.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll_battery.h -- the correctness battery every member runs: every
  * collective, every root, many sizes and datatypes; each member checks

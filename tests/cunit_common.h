@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cunit_common.h -- the shared CUnit runner: every test file defines one
  * suite table; tests/cunit_main.c registers them all and runs them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cunit_main.c -- one runner for every CUnit suite of the pure layers.
  * Usage: unit_tests [SUITE...]   (no argument: all suites)

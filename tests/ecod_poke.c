@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ecod_poke.c -- for tests/ecod.test: send one PVM message of integers,
  * as pvmd's notices look, so that ecod's reaction to hosts joining and

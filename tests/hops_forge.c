@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hops_forge.c -- for tests/probe.test: play the master of one eco-probe
  * and attack its HOPS rounds the way a host on the network could:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # private_vm.sh -- sourced by the tests and the demo: a private PVM
 # virtual machine on this host, with its own PVM_TMP so it never meets
 # another pvmd, halted by private_vm_halt (call it from a trap on EXIT).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * proc_status.h -- what the memory tests read of a process's own
  * /proc/self/status (tests/pvm_tests.c, tests/soak.c).

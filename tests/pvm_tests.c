@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pvm_tests.c -- the collectives on a real pvmd with real tasks.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * soak.c -- a long-running application's view of libeco: many contexts,
  * long loops of rooted reduces, thousands of mixed collectives, with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_api.c -- the version macros, the status codes (apart from PVM's),
  * and the log hook: what it receives, its threshold, and NULL silencing.

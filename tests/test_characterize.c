@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_characterize.c -- the PVM-free half of eco-characterize and ecod:
  * the cheap mode's choice of pairs on planted matrices of ~200 hosts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_coll_local.c -- every collective over trees of many subnets and
  * hosts, members as threads over the in-process transport.  The PVM runs

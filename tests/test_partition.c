@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_partition.c -- the network map (lib/map.c) and the partitioning
  * into subnets (lib/partition.c, Figure 2 of the ECO paper).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_subnet_file.c -- the subnet file (lib/subnet_file.c), the cost
  * matrix reader (lib/costs.c) and eco_strerror (lib/status.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_tree.c -- the per-root tree builder (lib/tree.c).
  *

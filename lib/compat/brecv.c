@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * brecv.c -- the receive side of tree broadcasts.
  *

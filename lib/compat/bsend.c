@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bsend.c -- pvm_bcast over an ECO tree, and the send side's bookkeeping.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll.c -- pvm_barrier, pvm_reduce, pvm_gather and pvm_scatter over the
  * group's eco context.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ecopvm.h -- private: the PVM compatibility layer (libecopvm).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * group.c -- one eco context per PVM group, over its current members.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * real.c -- the compatibility layer's plumbing: PVM's own functions, the
  * run-time switches, the verbose log, group member lists, and the hosts

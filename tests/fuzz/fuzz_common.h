@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_common.h -- shared by the libFuzzer harnesses (scripts/fuzz.sh):
  * the readers take a path, so every input is written to one memfd and

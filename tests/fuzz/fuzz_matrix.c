@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_matrix.c -- libFuzzer target for the cost-matrix reader
  * (eco_map_read_costs, lib/costs.c: "HOST_A HOST_B SECONDS [hops=N]").

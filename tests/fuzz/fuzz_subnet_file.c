@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_subnet_file.c -- libFuzzer target for the subnet-file reader
  * (eco_map_read, lib/subnet_file.c; eco-subnets(5)).  Checks, besides

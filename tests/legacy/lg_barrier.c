@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lg_barrier.c -- a legacy PVM program: pvm_barrier with members that
  * join late (the count waits for them), repeated barriers, a barrier of a

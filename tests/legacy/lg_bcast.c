@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lg_bcast.c -- a legacy PVM program: pvm_bcast is one-sided.  The
  * senders call pvm_bcast; the members receive with pvm_recv, pvm_trecv,

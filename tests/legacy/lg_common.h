@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lg_common.h -- helpers for the legacy-style PVM programs of
  * tests/legacy.test.  They are plain PVM 3 programs: they know nothing of

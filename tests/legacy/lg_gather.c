@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lg_gather.c -- a legacy PVM program: pvm_gather of every datatype PVM
  * gathers, to every root, short and long; a root without a result array;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lg_groups.c -- a legacy PVM program on several groups at once, with a
  * member that leaves (a hole in the instance numbers) and comes back, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lg_reduce.c -- a legacy PVM program: pvm_reduce with PVM's four
  * functions and with user functions, on every datatype PVM reduces, to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lg_scatter.c -- a legacy PVM program: pvm_scatter of every datatype PVM
  * scatters, from every root, short and long; a member without a result

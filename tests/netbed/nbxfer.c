@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nbxfer.c -- a tiny TCP probe for the netbed testbed: reachability,
  * round-trip time and shaped throughput between emulated hosts, with no
