@@ -55,6 +55,14 @@
 #define BETA_HOSTS 8e-9
 /* Combining one byte of a reduction. */
 #define GAMMA 0.5e-9
+/* The least cost of a message when every member is busy: packing,
+ * system calls and the daemons' share of the CPUs.  eco-characterize's
+ * alpha is a quiet round trip's (about 10 us on one machine's
+ * namespaces), while a barrier of 6 tasks on 2 cores spends 200 to 400 us
+ * per message; without this floor the model cut 128 KiB into 1 KiB
+ * segments and lost a third of the bandwidth to per-message costs.  To
+ * be measured by the characterizer (a round with every probe busy). */
+#define MSG_FLOOR 150e-6
 
 static ecoi_cost cost_from_probe(double seconds)
 {
@@ -360,11 +368,12 @@ static ecoi_cost pair_cost(const pm *p, int a, int b)
     static const ecoi_cost lan = { ALPHA_HOSTS, BETA_HOSTS };
     int sa = p->sub[a], sb = p->sub[b];
 
-    if (p->mh[a] >= 0 && p->mh[a] == p->mh[b])
-        return p->model->task;
-    if (sa < 0 || sb < 0)
-        return lan;
-    return p->model->link[sa * p->model->nsubnets + sb];
+    ecoi_cost c = p->mh[a] >= 0 && p->mh[a] == p->mh[b] ? p->model->task
+                : sa < 0 || sb < 0 ? lan
+                : p->model->link[sa * p->model->nsubnets + sb];
+
+    c.alpha = fmax(c.alpha, MSG_FLOOR);
+    return c;
 }
 
 /* One message of `bytes` from a to b, alone on the network. */
@@ -421,11 +430,13 @@ static void loads_add(const pm *p, loads *l, int a, int b, double bytes, double 
         l->host_out[ha] += c.beta * bytes;
         l->host_in[hb] += c.beta * bytes;
     }
+    /* a shared link pays for each message too (the floor: queueing,
+     * forwarding, acknowledgements) */
     if (sa != sb) {
-        if (sa >= 0)
-            l->sub_out[sa] += p->model->uplink[sa] * bytes;
-        if (sb >= 0)
-            l->sub_in[sb] += p->model->uplink[sb] * bytes;
+        if (sa >= 0 && p->model->uplink[sa] > 0)
+            l->sub_out[sa] += p->model->uplink[sa] * bytes + MSG_FLOOR;
+        if (sb >= 0 && p->model->uplink[sb] > 0)
+            l->sub_in[sb] += p->model->uplink[sb] * bytes + MSG_FLOOR;
     }
     if (p->site && p->site[a] != p->site[b] && p->site[a] < p->n && p->site[b] < p->n) {
         l->site_out[p->site[a]] += c.beta * bytes;
