@@ -9,6 +9,8 @@
 #   scripts/benchmarks.sh [TOPOLOGY] [OUTDIR] [OPS]
 # defaults: tests/netbed/topologies/eco-paper.topo, bench-output/NAME,
 # "bcast reduce allreduce gather allgather scatter alltoall barrier scan".
+# $BENCH_PATTERNS: the PVM-based patterns (default
+# eco,pvm,star,binary,kary3,chain); openmpi is added when built.
 set -u
 cd "$(dirname "$0")/.."
 top=$(pwd)
@@ -49,7 +51,7 @@ fi
 "$tools/eco-show" --tree "$first" --dot "$out/subnets" > "$out/tree.dot"
 command -v dot >/dev/null && dot -Tsvg "$out/tree.dot" > "$out/tree.svg"
 
-patterns=eco,pvm,star,binary,kary3,chain
+patterns=${BENCH_PATTERNS:-eco,pvm,star,binary,kary3,chain}
 mpirun=""
 if [ -x "$tools/eco-bench-mpi" ] && command -v mpirun >/dev/null; then
     echo "$hosts" | sed 's/$/ slots=1/' > "$out/mpi.hosts"
