@@ -103,8 +103,7 @@ enum {
     ECOI_RUN_RING,    /* gather-to-all around eco_ring's ring */
     ECOI_RUN_HIER,    /* gather-to-all: subnet trees, exchange among leaders */
     ECOI_RUN_CHAIN,   /* scan down a pipelined chain of ranks */
-    ECOI_RUN_DIRECT,  /* all-to-all, pairwise */
-    ECOI_RUN_DISSEM   /* barrier: dissemination rounds */
+    ECOI_RUN_DIRECT   /* all-to-all, pairwise */
 };
 
 /* A tree's shape, level by level: among subnets, ECO's tree or a chain;

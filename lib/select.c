@@ -168,7 +168,6 @@ static const ecoi_algorithm algorithms[] = {
     { "chain",     ECOI_C_SCAN,      ECOI_RUN_CHAIN, { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
     { "direct",    ECOI_C_ALLTOALL,  ECOI_RUN_DIRECT,{ ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
     { "star",      ECOI_C_BARRIER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
-    { "dissemination", ECOI_C_BARRIER, ECOI_RUN_DISSEM, { ECOI_AMONG_TREE, FILE_K,      FILE_K }, 0 },
 };
 #define NALG ((int)(sizeof algorithms / sizeof algorithms[0]))
 
@@ -619,21 +618,6 @@ static double direct_time(const pm *p, double bytes, loads *l)
     return lat + loads_max(p, l);
 }
 
-/* ceil(log2 n) rounds; in each every member sends one empty message and
- * waits for one: as long as the round's slowest pair. */
-static double dissemination_time(const pm *p)
-{
-    double tm = 0.0;
-
-    for (int d = 1; d < p->n; d *= 2) {
-        double round = 0.0;
-        for (int r = 0; r < p->n; r++)
-            round = fmax(round, msg(p, r, (r + d) % p->n, 0));
-        tm += round;
-    }
-    return tm;
-}
-
 /* The chain in rank order, pipelined (scan). */
 static double rank_chain_time(const pm *p, double bytes, long forced, size_t *segment,
                               loads *l)
@@ -711,8 +695,6 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
 
     *segment = 0;
     *rc = ECO_OK;
-    if (a->run == ECOI_RUN_DISSEM)
-        return dissemination_time(p);
     if (a->run == ECOI_RUN_RING || a->run == ECOI_RUN_CHAIN || a->run == ECOI_RUN_DIRECT) {
         if (a->run == ECOI_RUN_DIRECT)
             return direct_time(p, bytes, l);

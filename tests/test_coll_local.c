@@ -491,8 +491,7 @@ static void test_every_algorithm(void)
         "bcast=chain,reduce=chain,allreduce=chain,allgather=ring,scan=chain",
         "bcast=tree-k2,reduce=tree-k2,allreduce=rsag,allgather=gather-bcast,scan=tree",
         "bcast=chain-k2,reduce=chain-k2,allreduce=rsag-k2,allgather=hier",
-        "bcast=tree,reduce=tree,allreduce=tree,barrier=star",
-        "barrier=dissemination",
+        "bcast=tree,reduce=tree,allreduce=tree",
         "allreduce=tree-k2,allgather=hier-k2", "allreduce=chain-k2",
         "allreduce=rsag-sites,allgather=hier-sites",
     };
