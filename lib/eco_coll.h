@@ -106,10 +106,11 @@ enum {
     ECOI_RUN_DIRECT   /* all-to-all, pairwise */
 };
 
-/* A tree's shape, level by level: among subnets, ECO's tree or a chain;
+/* A tree's shape, level by level: among subnets, ECO's tree, a chain or a
+ * star from the root's subnet;
  * the degree k among a subnet's hosts and among a host's tasks (0: the
  * subnet file's k; ECOI_K_STAR: a star). */
-enum { ECOI_AMONG_TREE = 0, ECOI_AMONG_CHAIN = 1 };
+enum { ECOI_AMONG_TREE = 0, ECOI_AMONG_CHAIN = 1, ECOI_AMONG_STAR = 2 };
 #define ECOI_K_STAR 65536
 typedef struct ecoi_shape {
     int subnets;

@@ -157,17 +157,22 @@ static const ecoi_algorithm algorithms[] = {
     { "rsag-sites", ECOI_C_ALLREDUCE, ECOI_RUN_RSAG, { ECOI_AMONG_TREE,  FILE_K,       FILE_K },
       ECOI_LEVEL_SITES },
     { "star",      ECOI_C_GATHER,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "flat",      ECOI_C_GATHER,    ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "star",      ECOI_C_SCATTER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "flat",      ECOI_C_SCATTER,   ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "gather-bcast", ECOI_C_ALLGATHER, ECOI_RUN_TREE, { ECOI_AMONG_TREE, ECOI_K_STAR, ECOI_K_STAR }, 0 },
+    { "flat-bcast", ECOI_C_ALLGATHER, ECOI_RUN_TREE, { ECOI_AMONG_STAR, ECOI_K_STAR, ECOI_K_STAR }, 0 },
     { "ring",      ECOI_C_ALLGATHER, ECOI_RUN_RING,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
     { "hier",      ECOI_C_ALLGATHER, ECOI_RUN_HIER,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "hier-k2",   ECOI_C_ALLGATHER, ECOI_RUN_HIER,  { ECOI_AMONG_TREE,  2,            2 }, 0 },
     { "hier-sites", ECOI_C_ALLGATHER, ECOI_RUN_HIER, { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR },
       ECOI_LEVEL_SITES },
     { "tree",      ECOI_C_SCAN,      ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "flat",      ECOI_C_SCAN,      ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "chain",     ECOI_C_SCAN,      ECOI_RUN_CHAIN, { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
     { "direct",    ECOI_C_ALLTOALL,  ECOI_RUN_DIRECT,{ ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
     { "star",      ECOI_C_BARRIER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "flat",      ECOI_C_BARRIER,   ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
 };
 #define NALG ((int)(sizeof algorithms / sizeof algorithms[0]))
 
@@ -372,6 +377,9 @@ static ecoi_cost pair_cost(const pm *p, int a, int b)
                 : p->model->link[sa * p->model->nsubnets + sb];
 
     c.alpha = fmax(c.alpha, MSG_FLOOR);
+    /* no message leaves (or enters) a subnet faster than its shared link */
+    if (sa >= 0 && sb >= 0 && sa != sb)
+        c.beta = fmax(c.beta, fmax(p->model->uplink[sa], p->model->uplink[sb]));
     return c;
 }
 

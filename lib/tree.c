@@ -555,9 +555,10 @@ static void apply_pick(build *b, sched *q, pick p)
     if (p.s >= q->c.sm)
         heap_pop(&q->h);     /* s was the top; re-insert with its new time */
     /* In a chain a subnet passes the message on once: only the newest
-     * subnet is ever ready to send. */
+     * subnet is ever ready to send.  In a star only the root's subnet
+     * ever sends. */
     q->ready[p.s] = b->chain ? INFINITY : p.at;
-    q->ready[p.t] = p.at;
+    q->ready[p.t] = b->shape.subnets == ECOI_AMONG_STAR ? INFINITY : p.at;
     if (p.s >= q->c.sm)
         heap_push(&q->h, p.s);
     if (p.t >= q->c.sm)
@@ -850,6 +851,10 @@ int eco_tree_build(const eco_map *map, int n, const int *member_host,
  * fan-out sends one copy per child subnet through the sender's own link.
  *
  *      root's subnet --> nearest --> next nearest --> ...
+ *
+ * ECOI_AMONG_STAR: the root's subnet sends to every other subnet itself,
+ * cheapest first (gather and scatter: no block is relayed through a
+ * third subnet's link).
  *
  * khosts, ktasks: the degree among a subnet's hosts and among a host's
  * tasks: the subnet file's k (0), a given k (2: short messages, where a

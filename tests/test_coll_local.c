@@ -388,6 +388,16 @@ static void test_select_planted(void)
     /* 8 bytes: one hop per subnet, no segments */
     CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_BCAST, 8, &seg), "tree");
     CU_ASSERT_EQUAL(seg, 0);
+    /* subnet 2 a little further from 0 than from 1: ECO's tree among
+     * subnets chains them (0, 1, 2), and a gather would relay subnet 2's
+     * blocks through subnet 1's link; the star among subnets does not */
+    for (int a = 0; a < 6; a++)
+        for (int b = 0; b < 6; b++)
+            if ((a / 2 == 0 && b / 2 == 2) || (a / 2 == 2 && b / 2 == 0))
+                m->cost[a * m->cap + b] = 12.5e-3;
+    m->model->link[0 * 3 + 2] = m->model->link[2 * 3 + 0] = (ecoi_cost){ 400e-6, 8e-7 };
+    CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_GATHER, 131072, NULL), "flat");
+    CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_SCATTER, 131072, NULL), "flat");
     /* messages that cost 50 ms each are never cut */
     unplant(m);
     m->model = plant(3, 50e-3, 8e-9, 50e-3, 8e-7, 8e-7);
@@ -492,6 +502,7 @@ static void test_every_algorithm(void)
         "bcast=tree-k2,reduce=tree-k2,allreduce=rsag,allgather=gather-bcast,scan=tree",
         "bcast=chain-k2,reduce=chain-k2,allreduce=rsag-k2,allgather=hier",
         "bcast=tree,reduce=tree,allreduce=tree",
+        "gather=flat,scatter=flat,barrier=flat,scan=flat,allgather=flat-bcast",
         "allreduce=tree-k2,allgather=hier-k2", "allreduce=chain-k2",
         "allreduce=rsag-sites,allgather=hier-sites",
     };
