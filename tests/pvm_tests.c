@@ -403,9 +403,12 @@ static void mode_spawn(int argc, char **argv, int first)
         x = me == SPAWN_N - 1 ? 4242 : -1;
         ecot_check(&rep, rc == ECO_OK && eco_bcast(ctx2, &x, 1, PVM_INT, SPAWN_N - 1) == ECO_OK &&
                    x == 4242, "bcast on the second context");
-        if (first)
-            ecot_check(&rep, eco_init_spawn(NULL, args, SPAWN_N + 1, NULL, &ctx2) == ECO_ERR_ARG,
+        if (first) {
+            eco_ctx *ctx3 = NULL;   /* not ctx2: a failed call clears its pointer */
+            ecot_check(&rep, eco_init_spawn(NULL, args, SPAWN_N + 1, NULL, &ctx3) == ECO_ERR_ARG,
                        "rank 0: another task count");
+            eco_finalize(ctx3);
+        }
         ecot_check(&rep, eco_last_pvm_error(ctx) == 0, "no PVM error on the context");
         rc = eco_reduce(ctx, (int *)&rep.failures, &failures, 1, PVM_INT, ECO_SUM, 0);
         if (rc == ECO_OK)
