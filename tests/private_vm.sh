@@ -35,8 +35,25 @@ private_vm_start() {
     return 0
 }
 
+# The tasks of the virtual machine (the console's own and PVM's group
+# server excluded: it runs until the halt).
+private_vm_tasks() {
+    echo 'ps -a' | pvm 2>/dev/null |
+        awk '/HOST +TID/ { h = 1; next }
+             h && NF >= 3 && $2 ~ /^[0-9a-f]+$/ && $0 !~ /pvmgs/ { n++ }
+             END { print n + 0 }'
+}
+
 private_vm_halt() {
     if [ -n "${private_vm_pid:-}" ] && kill -0 "$private_vm_pid" 2>/dev/null; then
+        # Let tasks that are exiting finish first (up to 20 s): under the
+        # sanitizers a task runs its leak check at exit, and halting
+        # killed it half way through its report (an empty report file).
+        i=0
+        while [ "$(private_vm_tasks)" -gt 0 ] && [ $i -lt 200 ]; do
+            sleep 0.1
+            i=$((i + 1))
+        done
         echo halt | pvm >/dev/null 2>&1
         i=0
         while kill -0 "$private_vm_pid" 2>/dev/null && [ $i -lt 30 ]; do
