@@ -93,7 +93,7 @@ void ecoi_ctx_destroy(eco_ctx *c)
     free(c->member_host);
     for (int l = 0; l < ECOI_LEVELS; l++)
         free(c->groups[l]);
-    ecoi_model_release(&c->dflt_model);
+    ecoi_model_free(c->dflt_model);
     free(c->ring);
     eco_map_free(c->map);
     if (c->tp)

@@ -160,9 +160,8 @@ int ecoi_algorithm_find(int coll, const char *name, size_t len);
 int ecoi_parse_forced(const char *spec, int *forced, char *err, size_t errlen);
 
 /* The model of a map without a measured one: the defaults of select.c
- * with the file's costs; release with ecoi_model_release. */
-int ecoi_model_default(const eco_map *m, ecoi_model *out);
-void ecoi_model_release(ecoi_model *model);
+ * with the file's costs; free with ecoi_model_free (NULL: no memory). */
+ecoi_model *ecoi_model_default(const eco_map *m);
 
 /* Predict every candidate of coll for n members on map (model NULL: the
  * defaults), root (ECO_ALL: 0's trees), bytes per member, segment >= 0 a
@@ -197,8 +196,8 @@ struct eco_ctx {
     ecoi_plan plans[ECOI_NCOLL][ECOI_SIZE_CLASSES]; /* choices made */
     int pattern_k;         /* 0: ECO's trees; else a k-ary tree over ranks */
     int *groups[ECOI_LEVELS]; /* [n] ecoi_ctx_groups, made on first use */
-    ecoi_model dflt_model; /* the defaults when the map has no model
-                            * (nsubnets 0 until first needed) */
+    ecoi_model *dflt_model; /* the defaults when the map has no model,
+                             * made when first needed */
     int *ring;             /* [n] eco_ring's order, made on first use */
 };
 

@@ -75,28 +75,22 @@ static ecoi_cost cost_from_probe(double seconds)
     return c;
 }
 
-int ecoi_model_default(const eco_map *m, ecoi_model *out)
+ecoi_model *ecoi_model_default(const eco_map *m)
 {
     int S = m && m->nsubnets > 0 ? m->nsubnets : 1;
+    ecoi_model *out = ecoi_model_new(S);
 
-    memset(out, 0, sizeof *out);
-    out->nsubnets = S;
+    if (!out)
+        return NULL;
     out->task.alpha = ALPHA_TASKS;
     out->task.beta = BETA_TASKS;
-    out->link = calloc((size_t)S * (size_t)S, sizeof *out->link);
-    out->uplink = calloc((size_t)S, sizeof *out->uplink);
-    if (!out->link || !out->uplink) {
-        free(out->link);
-        free(out->uplink);
-        return ECO_ERR_NOMEM;
-    }
     /* the cheapest measured cost between a host of s and one of t (two
      * distinct hosts of s when s == t): one pass over the pairs */
     {
         double *best = malloc((size_t)S * (size_t)S * sizeof *best);
         if (!best) {
-            ecoi_model_release(out);
-            return ECO_ERR_NOMEM;
+            ecoi_model_free(out);
+            return NULL;
         }
         for (size_t i = 0; i < (size_t)S * (size_t)S; i++)
             best[i] = -1.0;
@@ -123,14 +117,7 @@ int ecoi_model_default(const eco_map *m, ecoi_model *out)
                 up = out->link[s * S + t].beta;
         out->uplink[s] = up > 0 ? up : 0.0;
     }
-    return ECO_OK;
-}
-
-void ecoi_model_release(ecoi_model *model)
-{
-    free(model->link);
-    free(model->uplink);
-    memset(model, 0, sizeof *model);
+    return out;
 }
 
 /* ------------------------------------------------------------------ */
@@ -229,17 +216,16 @@ static int find_root(int *up, int x)
 int ecoi_groups(const eco_map *map, const ecoi_model *model, int n, const int *mh,
                 int level, int *group)
 {
-    ecoi_model dflt;
+    ecoi_model *dflt = NULL;
     const ecoi_model *md = model;
     int S = map && map->nsubnets > 0 ? map->nsubnets : 0, ng = 0, rc = ECO_OK;
     int *up = NULL, *id = NULL;
     double *near = NULL, th = map && map->threshold > 0 ? map->threshold : 0.2;
 
-    memset(&dflt, 0, sizeof dflt);
     if (S > 0 && (!md || md->nsubnets != S)) {
-        if ((rc = ecoi_model_default(map, &dflt)) != ECO_OK)
-            return rc;
-        md = &dflt;
+        if (!(dflt = ecoi_model_default(map)))
+            return ECO_ERR_NOMEM;
+        md = dflt;
     }
     up = malloc(((size_t)S + 1) * sizeof *up);
     id = malloc(((size_t)S + 1) * sizeof *id);
@@ -281,7 +267,7 @@ out:
     free(up);
     free(id);
     free(near);
-    ecoi_model_release(&dflt);
+    ecoi_model_free(dflt);
     return rc == ECO_OK ? ng : rc;
 }
 
@@ -292,9 +278,9 @@ static const ecoi_model *ctx_model(eco_ctx *c)
 
     if (m && m->model && m->model->nsubnets == m->nsubnets)
         return m->model;
-    if (c->dflt_model.nsubnets == 0 && ecoi_model_default(m, &c->dflt_model) != ECO_OK)
-        return NULL;
-    return &c->dflt_model;
+    if (!c->dflt_model)
+        c->dflt_model = ecoi_model_default(m);
+    return c->dflt_model;
 }
 
 int ecoi_ctx_groups(eco_ctx *c, int level, const int **group)
@@ -806,18 +792,17 @@ int ecoi_predict(const eco_map *map, const ecoi_model *model, int n, const int *
                  eco_ctx *ctx, int coll, int root, size_t bytes, long segment,
                  ecoi_prediction *out, int max)
 {
-    ecoi_model dflt;
+    ecoi_model *dflt = NULL;
     const ecoi_model *mdl = model;
     treesrc ts = { ctx, map, n, member_host, ctx ? ctx->pattern_k : 0, { NULL }, 0 };
     loads l = { NULL };
     pm p = { NULL };
     int k = 0, rc = ECO_OK;
 
-    memset(&dflt, 0, sizeof dflt);
     if (!mdl || (map && mdl->nsubnets != map->nsubnets)) {
-        if ((rc = ecoi_model_default(map, &dflt)) != ECO_OK)
-            return rc;
-        mdl = &dflt;
+        if (!(dflt = ecoi_model_default(map)))
+            return ECO_ERR_NOMEM;
+        mdl = dflt;
     }
     rc = pm_init(&p, map, mdl, n, member_host);
     if (rc == ECO_OK)
@@ -840,7 +825,7 @@ int ecoi_predict(const eco_map *map, const ecoi_model *model, int n, const int *
     free(l.node_out);
     free(p.sub);
     free(p.site);
-    ecoi_model_release(&dflt);
+    ecoi_model_free(dflt);
     return rc == ECO_OK ? k : rc;
 }
 

@@ -334,14 +334,10 @@ static const char *winner(const eco_map *m, const config *c, int coll, size_t by
 static ecoi_model *plant(int S, double alpha_in, double beta_in, double alpha_out,
                          double beta_out, double up)
 {
-    ecoi_model *md = calloc(1, sizeof *md);
+    ecoi_model *md = ecoi_model_new(S);
 
     CU_ASSERT_FATAL(md != NULL);
-    md->nsubnets = S;
     md->task = (ecoi_cost){ 20e-6, 0.5e-9 };
-    md->link = calloc((size_t)S * (size_t)S, sizeof *md->link);
-    md->uplink = calloc((size_t)S, sizeof *md->uplink);
-    CU_ASSERT_FATAL(md->link && md->uplink);
     for (int s = 0; s < S; s++) {
         md->uplink[s] = up;
         for (int t = 0; t < S; t++)
@@ -353,12 +349,8 @@ static ecoi_model *plant(int S, double alpha_in, double beta_in, double alpha_ou
 
 static void unplant(eco_map *m)
 {
-    if (m->model) {
-        free(m->model->link);
-        free(m->model->uplink);
-        free(m->model);
-        m->model = NULL;
-    }
+    ecoi_model_free(m->model);
+    m->model = NULL;
 }
 
 static void test_select_planted(void)
