@@ -242,6 +242,14 @@ int ecoi_groups(const eco_map *map, const ecoi_model *model, int n, const int *m
                 int level, int *group);
 /* The same for a context, computed once. */
 int ecoi_ctx_groups(eco_ctx *c, int level, const int **group);
+/* The roots of a forest (ecoi_tree_cut) in its preorder: lead[0..S-1],
+ * returns S. */
+int ecoi_forest_roots(const eco_tree *forest, int *lead);
+/* rsag's and hier's forest for a plan: rank 0's tree of the plan's shape
+ * cut into subnet (or site) trees; *lead[0..*nlead-1] their roots, *me
+ * this member's index among them or -1.  Free *forest and *lead. */
+int ecoi_ctx_forest(eco_ctx *c, const ecoi_plan *plan, eco_tree **forest, int **lead,
+                    int *nlead, int *me);
 /* eco_ring's order for n members on map. */
 int ecoi_ring_order(const eco_map *map, int n, const int *member_host, int *order);
 

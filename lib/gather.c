@@ -147,29 +147,13 @@ static int hier_allgather(eco_ctx *c, const ecoi_plan *plan, const void *sendbuf
     const size_t size = ecoi_type_size(datatype), unit = count * size;
     const size_t total = (size_t)c->n * count;
     const int t1 = ecoi_next_tag(c), t2 = ecoi_next_tag(c), t3 = ecoi_next_tag(c);
-    const eco_tree *t = NULL;
     eco_tree *forest = NULL;
     int *lead = NULL, S = 0, me = -1, rc;
     char *pre = NULL;
-    const int *group = NULL, *site = NULL;
 
-    rc = ecoi_ctx_shape(c, 0, plan->shape, &t);
-    if (rc == ECO_OK)
-        rc = ecoi_ctx_groups(c, ECOI_LEVEL_SUBNETS, &group);
-    if (rc == ECO_OK && plan->level == ECOI_LEVEL_SITES)
-        rc = ecoi_ctx_groups(c, ECOI_LEVEL_SITES, &site);
-    if (rc == ECO_OK)
-        rc = ecoi_tree_cut(t, group, site, &forest);
-    if (rc == ECO_OK && !(lead = malloc((size_t)c->n * sizeof *lead)))
-        rc = ECO_ERR_NOMEM;
+    rc = ecoi_ctx_forest(c, plan, &forest, &lead, &S, &me);
     if (rc != ECO_OK)
-        goto out;
-    for (int i = 0; i < c->n; i++)
-        if (forest->parent[forest->order[i]] < 0) {
-            if (forest->order[i] == c->rank)
-                me = S;
-            lead[S++] = forest->order[i];
-        }
+        return rc;
     /* the forest's preorder keeps each subnet's blocks together */
     if (me >= 0 && !(pre = malloc((size_t)c->n * unit + 1)))
         rc = ECO_ERR_NOMEM;
@@ -192,7 +176,6 @@ static int hier_allgather(eco_ctx *c, const ecoi_plan *plan, const void *sendbuf
     if (rc == ECO_OK)
         rc = ecoi_tree_bcast(c, forest, t3, recvbuf, total, datatype,
                              ecoi_plan_elems(plan, total, size));
-out:
     free(pre);
     free(lead);
     eco_tree_free(&forest);

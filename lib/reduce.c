@@ -68,29 +68,13 @@ static int rsag(eco_ctx *c, const ecoi_plan *plan, const void *mine, void *resul
     const size_t step = ecoi_plan_elems(plan, count, size);
     const int t1 = ecoi_next_tag(c), t2 = ecoi_next_tag(c);
     const int t3 = ecoi_next_tag(c), t4 = ecoi_next_tag(c);
-    const eco_tree *t = NULL;
     eco_tree *forest = NULL;
     int *lead = NULL, S = 0, me = -1, rc;
     char *in = NULL, *res = result;
-    const int *group = NULL, *site = NULL;
 
-    rc = ecoi_ctx_shape(c, 0, plan->shape, &t);
-    if (rc == ECO_OK)
-        rc = ecoi_ctx_groups(c, ECOI_LEVEL_SUBNETS, &group);
-    if (rc == ECO_OK && plan->level == ECOI_LEVEL_SITES)
-        rc = ecoi_ctx_groups(c, ECOI_LEVEL_SITES, &site);
-    if (rc == ECO_OK)
-        rc = ecoi_tree_cut(t, group, site, &forest);
-    if (rc == ECO_OK && !(lead = malloc((size_t)c->n * sizeof *lead)))
-        rc = ECO_ERR_NOMEM;
+    rc = ecoi_ctx_forest(c, plan, &forest, &lead, &S, &me);
     if (rc != ECO_OK)
-        goto out;
-    for (int i = 0; i < c->n; i++)
-        if (forest->parent[forest->order[i]] < 0) {
-            if (forest->order[i] == c->rank)
-                me = S;
-            lead[S++] = forest->order[i];
-        }
+        return rc;
     rc = ecoi_tree_reduce(c, forest, t1, mine, result, count, datatype, op, step);
     if (rc == ECO_OK && me >= 0) {
         /* piece j: elements [count * j / S, count * (j + 1) / S) */
@@ -123,7 +107,6 @@ static int rsag(eco_ctx *c, const ecoi_plan *plan, const void *mine, void *resul
     }
     if (rc == ECO_OK)
         rc = ecoi_tree_bcast(c, forest, t4, result, count, datatype, step);
-out:
     free(in);
     free(lead);
     eco_tree_free(&forest);

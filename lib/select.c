@@ -300,6 +300,45 @@ int ecoi_ctx_groups(eco_ctx *c, int level, const int **group)
     return ECO_OK;
 }
 
+int ecoi_forest_roots(const eco_tree *forest, int *lead)
+{
+    int S = 0;
+
+    for (int i = 0; i < forest->n; i++)
+        if (forest->parent[forest->order[i]] < 0)
+            lead[S++] = forest->order[i];
+    return S;
+}
+
+int ecoi_ctx_forest(eco_ctx *c, const ecoi_plan *plan, eco_tree **forest, int **lead,
+                    int *nlead, int *me)
+{
+    const eco_tree *t = NULL;
+    const int *group = NULL, *site = NULL;
+    int rc = ecoi_ctx_shape(c, 0, plan->shape, &t);
+
+    *forest = NULL;
+    *lead = NULL;
+    if (rc == ECO_OK)
+        rc = ecoi_ctx_groups(c, ECOI_LEVEL_SUBNETS, &group);
+    if (rc == ECO_OK && plan->level == ECOI_LEVEL_SITES)
+        rc = ecoi_ctx_groups(c, ECOI_LEVEL_SITES, &site);
+    if (rc == ECO_OK)
+        rc = ecoi_tree_cut(t, group, site, forest);
+    if (rc == ECO_OK && !(*lead = malloc((size_t)c->n * sizeof **lead)))
+        rc = ECO_ERR_NOMEM;
+    if (rc != ECO_OK) {
+        eco_tree_free(forest);
+        return rc;
+    }
+    *nlead = ecoi_forest_roots(*forest, *lead);
+    *me = -1;
+    for (int i = 0; i < *nlead; i++)
+        if ((*lead)[i] == c->rank)
+            *me = i;
+    return ECO_OK;
+}
+
 /* ------------------------------------------------------------------ */
 /* The model as predictions read it                                    */
 /* ------------------------------------------------------------------ */
@@ -730,9 +769,7 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
             if (ng > 1 && (*rc = ecoi_tree_cut(t, grp, a->level == ECOI_LEVEL_SITES
                                                           ? p->site : NULL,
                                                &forest)) == ECO_OK) {
-                for (int i = 0; i < forest->n; i++)
-                    if (forest->parent[forest->order[i]] < 0)
-                        leaders[S++] = forest->order[i];
+                S = ecoi_forest_roots(forest, leaders);
                 tm = S < 2 ? INFINITY
                    : a->run == ECOI_RUN_RSAG
                    ? rsag_time(p, forest, leaders, S, bytes, forced, l, segment)
