@@ -176,6 +176,13 @@ typedef struct eco_ctx eco_ctx; /* opaque */
 typedef void (*eco_op)(int *datatype, void *x, void *y, int *num, int *info);
 
 #define ECO_ALL (-1) /* root meaning "to all" */
+/*
+ * In place of a buffer, where the data already is in the other one (as
+ * MPI_IN_PLACE): the sendbuf of eco_reduce, eco_gather (at the root, or
+ * every member for ECO_ALL), eco_scan and eco_alltoall; the recvbuf of
+ * eco_scatter's root.  See eco(3).
+ */
+#define ECO_IN_PLACE ((void *)1)
 
 extern const eco_op ECO_SUM, ECO_PROD, ECO_MIN, ECO_MAX;
 

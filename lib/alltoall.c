@@ -17,7 +17,8 @@ static int alltoall_run(eco_ctx *ctx, const char *sendbuf, char *recvbuf,
     const size_t unit = count * ecoi_type_size(datatype);
     int rc = ECO_OK;
 
-    memcpy(recvbuf + (size_t)me * unit, sendbuf + (size_t)me * unit, unit);
+    if (recvbuf != sendbuf)   /* in place: the sends below copy before any receive */
+        memcpy(recvbuf + (size_t)me * unit, sendbuf + (size_t)me * unit, unit);
     for (int k = 1; k < n && rc == ECO_OK; k++) {
         int to = (me + k) % n;
         rc = ctx->tp->send(ctx->tp, to, tag, sendbuf + (size_t)to * unit, count, datatype);
@@ -35,10 +36,16 @@ int eco_alltoall(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
 {
     ecoi_plan plan;
     int rc = ecoi_check_rooted(ctx, sendbuf, count, datatype, 0, 0);
+    size_t all;
 
     if (rc != ECO_OK)
         return rc;
-    if (count > 0 && !recvbuf)
+    all = (size_t)count * ecoi_type_size(datatype) * (size_t)ctx->n;
+    if ((count > 0 && !recvbuf) || recvbuf == ECO_IN_PLACE)
+        return ECO_ERR_ARG;
+    if (sendbuf == ECO_IN_PLACE)              /* the blocks are in recvbuf */
+        sendbuf = recvbuf;
+    else if (ecoi_overlap(sendbuf, all, recvbuf, all))
         return ECO_ERR_ARG;
     if ((rc = ecoi_begin(ctx, ECOI_KIND_ALLTOALL, count, datatype, NULL, 0)) != ECO_OK)
         return rc;

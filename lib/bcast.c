@@ -63,6 +63,8 @@ int eco_bcast(eco_ctx *ctx, void *buf, int count, int datatype, int root)
 
     if (rc != ECO_OK)
         return rc;
+    if (buf == ECO_IN_PLACE)
+        return ECO_ERR_ARG;
     if ((rc = ecoi_begin(ctx, ECOI_KIND_BCAST, count, datatype, NULL, root)) != ECO_OK)
         return rc;
     if (count == 0)

@@ -12,6 +12,7 @@
 #define ECO_COLL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "eco.h"
 #include "eco_map_impl.h"
 
@@ -280,6 +281,12 @@ int ecoi_tree_kary(int n, int root, int k, eco_tree **tree);
  * count > 0; root in range, or ECO_ALL when allow_all. */
 int ecoi_check_rooted(const eco_ctx *ctx, const void *buf, int count,
                       int datatype, int root, int allow_all);
+/* 1 when the byte ranges [a, a + alen) and [b, b + blen) meet. */
+static inline int ecoi_overlap(const void *a, size_t alen, const void *b, size_t blen)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return alen && blen && x < y + blen && y < x + alen;
+}
 
 /* Tree-walking building blocks, shared by several collectives.  bcast
  * and reduce pipeline segments of `step` elements (ecoi_plan_elems). */

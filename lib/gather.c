@@ -119,7 +119,8 @@ static int ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf,
         p++;
     left = ring[(p + n - 1) % n];
     right = ring[(p + 1) % n];
-    memcpy((char *)recvbuf + (size_t)c->rank * unit, sendbuf, unit);
+    if ((char *)recvbuf + (size_t)c->rank * unit != sendbuf)   /* else in place */
+        memcpy((char *)recvbuf + (size_t)c->rank * unit, sendbuf, unit);
     /* PVM buffers sends, so sending before receiving cannot deadlock. */
     for (int s = 0; s < n - 1 && rc == ECO_OK; s++) {
         int out = ring[(p + n - s) % n], in = ring[(p + n - s - 1) % n];
@@ -187,12 +188,22 @@ int eco_gather(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
 {
     const eco_tree *t = NULL;
     ecoi_plan plan;
-    int rc = ecoi_check_rooted(ctx, sendbuf, count, datatype, root, 1);
+    int rc = ecoi_check_rooted(ctx, sendbuf, count, datatype, root, 1), gets;
+    size_t unit;
 
     if (rc != ECO_OK)
         return rc;
-    if (count > 0 && !recvbuf && (root == ECO_ALL || root == ctx->rank))
+    gets = root == ECO_ALL || root == ctx->rank;
+    unit = (size_t)count * ecoi_type_size(datatype);
+    if ((count > 0 && gets && !recvbuf) || recvbuf == ECO_IN_PLACE)
         return ECO_ERR_ARG;
+    if (sendbuf == ECO_IN_PLACE) {    /* this member's block is in recvbuf */
+        if (!gets)
+            return ECO_ERR_ARG;
+        sendbuf = (char *)recvbuf + (size_t)ctx->rank * unit;
+    } else if (gets && ecoi_overlap(sendbuf, unit, recvbuf, (size_t)ctx->n * unit)) {
+        return ECO_ERR_ARG;
+    }
     if ((rc = ecoi_begin(ctx, ECOI_KIND_GATHER, count, datatype, NULL, root)) != ECO_OK)
         return rc;
     if (count == 0)

@@ -34,7 +34,8 @@ int ecoi_tree_reduce(eco_ctx *c, const eco_tree *t, int tag, const void *mine,
         size_t len = count - off < step ? count - off : step;
         char *a = parent >= 0 ? acc : (char *)result + off * size;
 
-        memcpy(a, (const char *)mine + off * size, len * size);
+        if (a != (const char *)mine + off * size)   /* else in place */
+            memcpy(a, (const char *)mine + off * size, len * size);
         for (int i = t->child_off[me]; i < t->child_off[me + 1] && rc == ECO_OK; i++) {
             rc = c->tp->recv(c->tp, t->child[i], tag, in, len, datatype, NULL, 0);
             if (rc == ECO_OK)
@@ -119,7 +120,7 @@ int eco_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
     const eco_tree *t = NULL;
     const size_t size = ecoi_type_size(datatype);
     int rc = ecoi_check_rooted(ctx, sendbuf, count, datatype, root, 1);
-    int top;
+    int top, gets;
     size_t step;
     ecoi_plan plan;
 
@@ -127,8 +128,17 @@ int eco_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         rc = ecoi_op_check(op, datatype);
     if (rc != ECO_OK)
         return rc;
-    if (count > 0 && !recvbuf && (root == ECO_ALL || root == ctx->rank))
+    gets = root == ECO_ALL || root == ctx->rank;
+    if ((count > 0 && gets && !recvbuf) || recvbuf == ECO_IN_PLACE)
         return ECO_ERR_ARG;
+    if (sendbuf == ECO_IN_PLACE) {            /* the input is in recvbuf */
+        if (!gets)
+            return ECO_ERR_ARG;
+        sendbuf = recvbuf;
+    } else if (gets && ecoi_overlap(sendbuf, (size_t)count * size, recvbuf,
+                                    (size_t)count * size)) {
+        return ECO_ERR_ARG;
+    }
     if ((rc = ecoi_begin(ctx, ECOI_KIND_REDUCE, count, datatype, op, root)) != ECO_OK)
         return rc;
     if (count == 0)

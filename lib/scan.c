@@ -76,20 +76,26 @@ static int scan_chain(eco_ctx *c, const char *mine, char *out, size_t count,
 {
     const size_t size = ecoi_type_size(datatype);
     const int tag = ecoi_next_tag(c), me = c->rank;
-    int rc = ECO_OK;
+    /* In place (mine == out), the prefix arrives beside, not over, mine. */
+    char *in = me > 0 && mine == out ? malloc(step * size + 1) : NULL;
+    int rc = me > 0 && mine == out && !in ? ECO_ERR_NOMEM : ECO_OK;
+
     for (size_t off = 0; off < count && rc == ECO_OK; off += step) {
         size_t len = count - off < step ? count - off : step;
-        char *seg = out + off * size;
+        char *seg = out + off * size, *got = in ? in : seg;
         if (me > 0) {
-            rc = c->tp->recv(c->tp, me - 1, tag, seg, len, datatype, NULL, 0);
+            rc = c->tp->recv(c->tp, me - 1, tag, got, len, datatype, NULL, 0);
             if (rc == ECO_OK)
-                rc = ecoi_op_apply(op, datatype, seg, mine + off * size, len);
-        } else {
+                rc = ecoi_op_apply(op, datatype, got, mine + off * size, len);
+            if (rc == ECO_OK && in)
+                memcpy(seg, in, len * size);
+        } else if (seg != mine + off * size) {
             memcpy(seg, mine + off * size, len * size);
         }
         if (rc == ECO_OK && me + 1 < c->n)
             rc = c->tp->send(c->tp, me + 1, tag, seg, len, datatype);
     }
+    free(in);
     return rc;
 }
 
@@ -105,7 +111,11 @@ int eco_scan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         rc = ecoi_op_check(op, datatype);
     if (rc != ECO_OK)
         return rc;
-    if (count > 0 && !recvbuf)
+    if ((count > 0 && !recvbuf) || recvbuf == ECO_IN_PLACE)
+        return ECO_ERR_ARG;
+    if (sendbuf == ECO_IN_PLACE)              /* the input is in recvbuf */
+        sendbuf = recvbuf;
+    else if (ecoi_overlap(sendbuf, (size_t)count * size, recvbuf, (size_t)count * size))
         return ECO_ERR_ARG;
     if ((rc = ecoi_begin(ctx, ECOI_KIND_SCAN, count, datatype, op, 0)) != ECO_OK)
         return rc;

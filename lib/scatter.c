@@ -31,7 +31,7 @@ int ecoi_tree_scatter(eco_ctx *c, const eco_tree *t, int tag, const void *block,
         rc = c->tp->send(c->tp, kid, tag, buf + at,
                          (size_t)t->subtree[kid] * count, datatype);
     }
-    if (rc == ECO_OK && unit)
+    if (rc == ECO_OK && unit && mine)    /* NULL: the root, in place */
         memcpy(mine, buf, unit);
     if (parent >= 0)
         free(buf);
@@ -62,11 +62,22 @@ int eco_scatter(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
     const eco_tree *t = NULL;
     ecoi_plan plan;
     int rc = ecoi_check_rooted(ctx, recvbuf, count, datatype, root, 0);
+    size_t unit;
 
     if (rc != ECO_OK)
         return rc;
-    if (count > 0 && !sendbuf && root == ctx->rank)
+    unit = (size_t)count * ecoi_type_size(datatype);
+    if (root != ctx->rank)
+        sendbuf = NULL;                   /* not significant there */
+    if ((count > 0 && root == ctx->rank && !sendbuf) || sendbuf == ECO_IN_PLACE)
         return ECO_ERR_ARG;
+    if (recvbuf == ECO_IN_PLACE) {        /* the root's block stays in sendbuf */
+        if (root != ctx->rank)
+            return ECO_ERR_ARG;
+        recvbuf = NULL;
+    } else if (sendbuf && ecoi_overlap(sendbuf, (size_t)ctx->n * unit, recvbuf, unit)) {
+        return ECO_ERR_ARG;
+    }
     if ((rc = ecoi_begin(ctx, ECOI_KIND_SCATTER, count, datatype, NULL, root)) != ECO_OK)
         return rc;
     if (count == 0)

@@ -136,6 +136,18 @@ typedef struct run {
     ecot_report *rep;
 } run;
 
+/* Half the calls (by salt, the same in every member) pass ECO_IN_PLACE
+ * where the call allows it. */
+static int in_place(int salt)
+{
+    return salt % 2;
+}
+
+static const char *ipname(int ip)
+{
+    return ip ? " in place" : "";
+}
+
 static void t_bcast(run *r, int dt, size_t count, int root, int salt)
 {
     size_t b = count * tsize(dt);
@@ -158,7 +170,7 @@ static void t_scatter(run *r, int dt, size_t count, int root, int salt)
 {
     size_t b = count * tsize(dt);
     char *send = NULL, *mine = xalloc(b), *ref = xalloc(b);
-    int rc;
+    int ip = in_place(salt) && r->me == root, rc;
 
     if (r->me == root) {
         send = xalloc(b * (size_t)r->n);
@@ -167,9 +179,10 @@ static void t_scatter(run *r, int dt, size_t count, int root, int salt)
     }
     fill(dt, ref, count, r->me, salt);
     memset(mine, 0x5A, b);
-    rc = eco_scatter(r->ctx, send, mine, (int)count, dt, root);
-    ecot_check(r->rep, rc == 0 && memcmp(mine, ref, b) == 0,
-               "scatter %s count %zu root %d: rank %d rc %d", tname(dt), count, root, r->me, rc);
+    rc = eco_scatter(r->ctx, send, ip ? ECO_IN_PLACE : mine, (int)count, dt, root);
+    ecot_check(r->rep, rc == 0 && memcmp(ip ? send + (size_t)root * b : mine, ref, b) == 0,
+               "scatter%s %s count %zu root %d: rank %d rc %d", ipname(ip), tname(dt), count,
+               root, r->me, rc);
     free(send);
     free(mine);
     free(ref);
@@ -179,7 +192,7 @@ static void t_scatter(run *r, int dt, size_t count, int root, int salt)
 static void t_gather(run *r, int dt, size_t count, int root, int salt)
 {
     size_t b = count * tsize(dt), all = b * (size_t)r->n;
-    int gets = root == ECO_ALL || root == r->me, rc;
+    int gets = root == ECO_ALL || root == r->me, ip = gets && in_place(salt), rc;
     char *mine = xalloc(b), *out = gets ? xalloc(all) : NULL, *ref = xalloc(all);
 
     fill(dt, mine, count, r->me, salt);
@@ -187,9 +200,12 @@ static void t_gather(run *r, int dt, size_t count, int root, int salt)
         fill(dt, ref + (size_t)q * b, count, q, salt);
     if (out)
         memset(out, 0x3C, all);
-    rc = eco_gather(r->ctx, mine, out, (int)count, dt, root);
+    if (ip)
+        memcpy(out + (size_t)r->me * b, mine, b);
+    rc = eco_gather(r->ctx, ip ? ECO_IN_PLACE : mine, out, (int)count, dt, root);
     ecot_check(r->rep, rc == 0 && (!gets || memcmp(out, ref, all) == 0),
-               "gather %s count %zu root %d: rank %d rc %d", tname(dt), count, root, r->me, rc);
+               "gather%s %s count %zu root %d: rank %d rc %d", ipname(ip), tname(dt), count,
+               root, r->me, rc);
     free(mine);
     free(out);
     free(ref);
@@ -224,17 +240,20 @@ static void reduce_ref(run *r, int dt, size_t count, eco_op op, int salt, char *
 static void t_reduce(run *r, int dt, size_t count, eco_op op, int root, int salt)
 {
     size_t b = count * tsize(dt);
-    int gets = root == ECO_ALL || root == r->me, rc;
+    int gets = root == ECO_ALL || root == r->me, ip = gets && in_place(salt), rc;
     char *mine = xalloc(b), *out = xalloc(b), *ref = xalloc(b);
 
     fill_small(dt, mine, count, r->me, salt);
     memset(out, 0x77, b);
-    rc = eco_reduce(r->ctx, mine, gets ? out : NULL, (int)count, dt, op, root);
+    if (ip)
+        memcpy(out, mine, b);
+    rc = eco_reduce(r->ctx, ip ? ECO_IN_PLACE : mine, gets ? out : NULL, (int)count, dt, op,
+                    root);
     if (gets)
         reduce_ref(r, dt, count, op, salt, ref, r->n - 1);
     ecot_check(r->rep, rc == 0 && (!gets || same(dt, out, ref, count)),
-               "reduce %s %s count %zu root %d: rank %d rc %d", opname(op), tname(dt),
-               count, root, r->me, rc);
+               "reduce%s %s %s count %zu root %d: rank %d rc %d", ipname(ip), opname(op),
+               tname(dt), count, root, r->me, rc);
     free(mine);
     free(out);
     free(ref);
@@ -253,14 +272,16 @@ static void t_scan(run *r, int dt, size_t count, eco_op op, int salt)
 {
     size_t b = count * tsize(dt);
     char *mine = xalloc(b), *out = xalloc(b), *ref = xalloc(b);
-    int rc, num = (int)count, info = 0, d = dt;
+    int ip = in_place(salt), rc, num = (int)count, info = 0, d = dt;
 
     if (op == ecot_matmul)
         mat_fill((int *)mine, count, r->me);
     else
         fill_small(dt, mine, count, r->me, salt);
     memset(out, 0x11, b);
-    rc = eco_scan(r->ctx, mine, out, (int)count, dt, op);
+    if (ip)
+        memcpy(out, mine, b);
+    rc = eco_scan(r->ctx, ip ? ECO_IN_PLACE : mine, out, (int)count, dt, op);
     if (op == ecot_matmul) {
         mat_fill((int *)ref, count, 0);
         for (int q = 1; q <= r->me; q++) {
@@ -271,7 +292,8 @@ static void t_scan(run *r, int dt, size_t count, eco_op op, int salt)
         reduce_ref(r, dt, count, op, salt, ref, r->me);
     }
     ecot_check(r->rep, rc == 0 && same(dt, out, ref, count),
-               "scan %s %s count %zu: rank %d rc %d", opname(op), tname(dt), count, r->me, rc);
+               "scan%s %s %s count %zu: rank %d rc %d", ipname(ip), opname(op), tname(dt),
+               count, r->me, rc);
     free(mine);
     free(out);
     free(ref);
@@ -281,7 +303,7 @@ static void t_alltoall(run *r, int dt, size_t count, int salt)
 {
     size_t b = count * tsize(dt), all = b * (size_t)r->n;
     char *send = xalloc(all), *out = xalloc(all), *ref = xalloc(all);
-    int rc;
+    int ip = in_place(salt), rc;
 
     /* Block j of member i carries fill(rank = i * n + j). */
     for (int q = 0; q < r->n; q++) {
@@ -289,9 +311,11 @@ static void t_alltoall(run *r, int dt, size_t count, int salt)
         fill(dt, ref + (size_t)q * b, count, q * r->n + r->me, salt);
     }
     memset(out, 0x2B, all);
-    rc = eco_alltoall(r->ctx, send, out, (int)count, dt);
+    if (ip)
+        memcpy(out, send, all);
+    rc = eco_alltoall(r->ctx, ip ? ECO_IN_PLACE : send, out, (int)count, dt);
     ecot_check(r->rep, rc == 0 && memcmp(out, ref, all) == 0,
-               "alltoall %s count %zu: rank %d rc %d", tname(dt), count, r->me, rc);
+               "alltoall%s %s count %zu: rank %d rc %d", ipname(ip), tname(dt), count, r->me, rc);
     free(send);
     free(out);
     free(ref);

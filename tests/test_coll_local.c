@@ -552,6 +552,24 @@ static void test_bad_arguments(void)
     CU_ASSERT_EQUAL(eco_alltoall(ctx, NULL, buf, 1, PVM_INT), ECO_ERR_ARG);
     CU_ASSERT_EQUAL(eco_alltoall(ctx, buf, NULL, 1, PVM_INT), ECO_ERR_ARG);
     CU_ASSERT_EQUAL(eco_alltoall(ctx, buf, buf, 1, 0), ECO_ERR_DATATYPE);
+    /* ECO_IN_PLACE where it means nothing, and overlapping buffers (this
+     * member is rank 1 of 3). */
+    CU_ASSERT_EQUAL(eco_bcast(ctx, ECO_IN_PLACE, 1, PVM_INT, 0), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_reduce(ctx, ECO_IN_PLACE, buf, 1, PVM_INT, ECO_SUM, 0), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_reduce(ctx, buf, ECO_IN_PLACE, 1, PVM_INT, ECO_SUM, 1), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_reduce(ctx, buf, buf + 3, 4, PVM_INT, ECO_SUM, ECO_ALL), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_reduce(ctx, buf + 3, buf, 4, PVM_INT, ECO_SUM, 1), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_gather(ctx, ECO_IN_PLACE, buf, 1, PVM_INT, 0), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_gather(ctx, buf, ECO_IN_PLACE, 1, PVM_INT, ECO_ALL), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_gather(ctx, buf + 2, buf, 1, PVM_INT, 1), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_gather(ctx, buf, buf + 2, 3, PVM_INT, ECO_ALL), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_scatter(ctx, buf, ECO_IN_PLACE, 1, PVM_INT, 0), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_scatter(ctx, ECO_IN_PLACE, buf, 1, PVM_INT, 1), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_scatter(ctx, buf, buf + 2, 1, PVM_INT, 1), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_scan(ctx, buf, buf + 1, 2, PVM_INT, ECO_SUM), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_scan(ctx, buf, ECO_IN_PLACE, 1, PVM_INT, ECO_SUM), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_alltoall(ctx, buf + 5, buf, 2, PVM_INT), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(eco_alltoall(ctx, buf, ECO_IN_PLACE, 1, PVM_INT), ECO_ERR_ARG);
     CU_ASSERT_EQUAL(eco_barrier(NULL), ECO_ERR_ARG);
     CU_ASSERT_EQUAL(eco_ring(ctx, NULL), ECO_ERR_ARG);
     CU_ASSERT_EQUAL(eco_ring(NULL, order), ECO_ERR_ARG);
