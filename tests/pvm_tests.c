@@ -6,7 +6,9 @@
  * arguments this program is the CUnit master: it spawns copies of itself
  * as workers ("pvm_tests worker MODE [NAME=VALUE...]"), sends them their
  * task list, and asserts what every worker reports.  Workers check the
- * exact data they end with themselves (coll_battery.c).
+ * exact data they end with themselves (coll_battery.c).  The master is
+ * the CUnit runner's (tests/cunit_main.c): "pvm_tests [SUITE-OR-TEST...]",
+ * e.g. "pvm_tests 'a member killed mid-collective'" when debugging.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -16,9 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <CUnit/Basic.h>
+#include <CUnit/CUnit.h>
 #include <pvm3.h>
 #include "coll_battery.h"
+#include "cunit_common.h"
 #include "eco.h"
 #include "eco_pvm.h"
 #include "proc_status.h"
@@ -50,7 +53,6 @@
 #endif
 
 static char self_path[4096];
-static char scratch[256];
 static char valgrind_log[300]; /* non-empty: workers run under valgrind */
 static char supp_path[4096];   /* tests/libpvm3.supp */
 
@@ -585,7 +587,7 @@ static char *subnet_file(int k)
     int nh, na;
     eco_map *m = NULL;
 
-    snprintf(path, sizeof path, "%s/subnets.k%d", scratch, k);
+    snprintf(path, sizeof path, "%s/subnets.k%d", eco_test_tmpdir(), k);
     if (given && *given) {
         CU_ASSERT_FATAL(eco_map_read(given, &m, err, sizeof err) == ECO_OK);
     } else {
@@ -626,7 +628,7 @@ static void test_raw(void)
 static void test_no_subnet_file(void)
 {
     char home[400];
-    snprintf(home, sizeof home, "HOME=%s", scratch);
+    snprintf(home, sizeof home, "HOME=%s", eco_test_tmpdir());
     char *env[] = { home, "ECO_SUBNET_FILE=", NULL };
     run_battery(3, "battery", env);
 }
@@ -645,7 +647,7 @@ static void test_bad_file(void)
     int tids[8];
     outcome out[8];
 
-    snprintf(path, sizeof path, "%s/broken", scratch);
+    snprintf(path, sizeof path, "%s/broken", eco_test_tmpdir());
     f = fopen(path, "w");
     CU_ASSERT_FATAL(f != NULL);
     fputs("eco-subnets 1\nthreshold 0.2\nhost a\nfrobnicate\n", f);
@@ -669,7 +671,7 @@ static void test_spawn(void)
     outcome out[1];
 
     /* A subnet file that names another host only. */
-    snprintf(path, sizeof path, "%s/elsewhere", scratch);
+    snprintf(path, sizeof path, "%s/elsewhere", eco_test_tmpdir());
     CU_ASSERT_FATAL(m != NULL);
     eco_map_add_host(m, "elsewhere.invalid");
     eco_map_partition(m, ECO_DEFAULT_THRESHOLD);
@@ -764,7 +766,7 @@ static void test_model(void)
     FILE *f;
 
     /* written as text: pvm_tests links libeco, which exports no ecoi_* */
-    snprintf(path, sizeof path, "%s/model.subnets", scratch);
+    snprintf(path, sizeof path, "%s/model.subnets", eco_test_tmpdir());
     CU_ASSERT_FATAL((f = fopen(path, "w")) != NULL);
     pvm_config(&nh, &na, &hi);
     ns = nh + 2;
@@ -870,13 +872,13 @@ static void test_valgrind(void)
         fprintf(stderr, "\n  SKIP: valgrind is not installed\n");
         return;
     }
-    snprintf(valgrind_log, sizeof valgrind_log, "%s/vg", scratch);
+    snprintf(valgrind_log, sizeof valgrind_log, "%s/vg", eco_test_tmpdir());
     CU_ASSERT_FATAL(mkdir(valgrind_log, 0700) == 0);
     run_battery(3, "battery", env);
     run_battery(3, "isolation", env);
     valgrind_log[0] = '\0';
     /* --quiet: a log file stays empty unless valgrind found something. */
-    snprintf(cmd, sizeof cmd, "for f in %s/vg/vg.*; do echo \"== $f\"; cat \"$f\"; done", scratch);
+    snprintf(cmd, sizeof cmd, "for f in %s/vg/vg.*; do echo \"== $f\"; cat \"$f\"; done", eco_test_tmpdir());
     p = popen(cmd, "r");
     CU_ASSERT_FATAL(p != NULL);
     while (fgets(line, sizeof line, p)) {
@@ -892,10 +894,30 @@ static void test_valgrind(void)
     CU_ASSERT_EQUAL(bad, 0);
 }
 
-int main(int argc, char **argv)
+static const eco_test tests[] = {
+    { "every op, root, datatype, 0..1 MiB; 1 2 3 5 8 13 tasks", test_sizes },
+    { "XDR encoding and small segments", test_xdr },
+    { "raw encoding (copied into PVM's buffers)", test_raw },
+    { "no subnet file", test_no_subnet_file },
+    { "isolation, two contexts, caller's buffers, PvmSum", test_isolation },
+    { "malformed subnet file fails in every member", test_bad_file },
+    { "eco_init_spawn, eco_tid, the log hook", test_spawn },
+    { "a member killed mid-collective", test_killed_member },
+    { "members that disagree all fail within 5 s", test_mismatch },
+    { "300 contexts: late rank 0, nothing left, flat memory", test_contexts },
+    { "flow control: a late root, 400 reduces of 64 KB", test_flow },
+    { "the cost model of a version 3 file in every member", test_model },
+    { "valgrind: no error, no leak", test_valgrind },
+    { NULL, NULL }
+};
+
+static const eco_suite suite = { "pvm_collectives", NULL, NULL, tests };
+static const eco_suite *const suites[] = { &suite, NULL };
+
+/* A spawned copy runs its worker mode; the master needs its own path
+ * (to spawn the workers), a virtual machine and the scratch directory. */
+static int setup(int argc, char **argv)
 {
-    CU_pSuite s;
-    unsigned failures;
     ssize_t len;
 
     if (argc >= 3 && strcmp(argv[1], "worker") == 0)
@@ -906,38 +928,13 @@ int main(int argc, char **argv)
         return 2;
     }
     self_path[len] = '\0';
-    snprintf(scratch, sizeof scratch, "/tmp/eco-pvmtests-XXXXXX");
-    if (!mkdtemp(scratch))
-        return 2;
-    CU_initialize_registry();
-    s = CU_add_suite("pvm_collectives", NULL, NULL);
-    CU_add_test(s, "every op, root, datatype, 0..1 MiB; 1 2 3 5 8 13 tasks", test_sizes);
-    CU_add_test(s, "XDR encoding and small segments", test_xdr);
-    CU_add_test(s, "raw encoding (copied into PVM's buffers)", test_raw);
-    CU_add_test(s, "no subnet file", test_no_subnet_file);
-    CU_add_test(s, "isolation, two contexts, caller's buffers, PvmSum", test_isolation);
-    CU_add_test(s, "malformed subnet file fails in every member", test_bad_file);
-    CU_add_test(s, "eco_init_spawn, eco_tid, the log hook", test_spawn);
-    CU_add_test(s, "a member killed mid-collective", test_killed_member);
-    CU_add_test(s, "members that disagree all fail within 5 s", test_mismatch);
-    CU_add_test(s, "300 contexts: late rank 0, nothing left, flat memory", test_contexts);
-    CU_add_test(s, "flow control: a late root, 400 reduces of 64 KB", test_flow);
-    CU_add_test(s, "the cost model of a version 3 file in every member", test_model);
-    CU_add_test(s, "valgrind: no error, no leak", test_valgrind);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    /* "pvm_tests NAME": only the test of that name (when debugging). */
-    if (argc >= 2 && CU_get_test(s, argv[1]))
-        CU_basic_run_test(s, CU_get_test(s, argv[1]));
-    else
-        CU_basic_run_tests();
-    failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-    CU_cleanup_registry();
-    {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
-        if (system(cmd) != 0)
-            fprintf(stderr, "warning: %s left behind\n", scratch);
-    }
-    pvm_exit();
-    return failures ? 1 : 0;
+    eco_test_tmpdir();
+    return ECO_TEST_RUN;
 }
+
+static void teardown(void)
+{
+    pvm_exit();
+}
+
+const eco_program eco_test_program = { "pvmtests", suites, setup, teardown };

@@ -5,7 +5,8 @@
  * (it must find the subnets that all pairs find), host lists, options,
  * statistics, the matrix file and the atomic commit.
  *
- * Its own small CUnit runner: characterize_unit [SUITE...].
+ * Run by the CUnit runner (tests/cunit_main.c):
+ *   characterize_unit [SUITE-OR-TEST...]   (suites: sparse, util)
  */
 #include <errno.h>
 #include <math.h>
@@ -14,11 +15,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <CUnit/Basic.h>
+#include <CUnit/CUnit.h>
 
 #include "characterize.h"
-
-static char tmpdir[256];
+#include "cunit_common.h"
 
 /* ------------------------------------------------------------------ */
 /* Planted networks                                                    */
@@ -370,7 +370,7 @@ static void test_matrix_roundtrip(void)
 
     small_result(&r);
     CU_ASSERT_EQUAL(eco_map_nsubnets(r.map), 2);
-    snprintf(path, sizeof path, "%s/m", tmpdir);
+    snprintf(path, sizeof path, "%s/m", eco_test_tmpdir());
     f = fopen(path, "w");
     CU_ASSERT_FATAL(f != NULL);
     CU_ASSERT_EQUAL(ecoc_fprint_matrix(&r, f), 0);
@@ -417,7 +417,7 @@ static void test_hops_result(void)
     CU_ASSERT_EQUAL(ecoc_result_partition(&r, why, sizeof why), ECOC_OK);
     CU_ASSERT_EQUAL(eco_map_nsubnets(r.map), 2);
     CU_ASSERT_EQUAL(eco_map_subnet_size(r.map, 0), 4);
-    snprintf(path, sizeof path, "%s/hops.m", tmpdir);
+    snprintf(path, sizeof path, "%s/hops.m", eco_test_tmpdir());
     f = fopen(path, "w");
     CU_ASSERT_FATAL(f != NULL);
     CU_ASSERT_EQUAL(ecoc_fprint_matrix(&r, f), 0);
@@ -476,8 +476,8 @@ static void test_commit(void)
 
     small_result(&r);
     /* A new directory is made; both files written; the subnet file valid. */
-    snprintf(sub, sizeof sub, "%s/new/dir/subnets", tmpdir);
-    snprintf(mat, sizeof mat, "%s/new/matrix", tmpdir);
+    snprintf(sub, sizeof sub, "%s/new/dir/subnets", eco_test_tmpdir());
+    snprintf(mat, sizeof mat, "%s/new/matrix", eco_test_tmpdir());
     CU_ASSERT_EQUAL(ecoc_commit(&r, sub, mat, err, sizeof err), ECOC_OK);
     CU_ASSERT_EQUAL(eco_map_read(sub, &m, err, sizeof err), ECO_OK);
     CU_ASSERT(m && eco_map_nsubnets(m) == 2);
@@ -487,14 +487,14 @@ static void test_commit(void)
     eco_map_free(m);
 
     /* The subnet file cannot be written: the old matrix stays. */
-    snprintf(bad, sizeof bad, "%s/plainfile", tmpdir);
+    snprintf(bad, sizeof bad, "%s/plainfile", eco_test_tmpdir());
     f = fopen(bad, "w");
     fputs("x", f);
     fclose(f);
     f = fopen(mat, "w");
     fputs("old\n", f);
     fclose(f);
-    snprintf(sub, sizeof sub, "%s/plainfile/subnets", tmpdir);
+    snprintf(sub, sizeof sub, "%s/plainfile/subnets", eco_test_tmpdir());
     CU_ASSERT_EQUAL(ecoc_commit(&r, sub, mat, err, sizeof err), ECOC_NOWRITE);
     CU_ASSERT(file_is(mat, "old\n"));
     CU_ASSERT(strstr(err, "plainfile") != NULL);
@@ -506,7 +506,7 @@ static void test_write_atomic(void)
     char path[400], err[512];
     struct stat st;
 
-    snprintf(path, sizeof path, "%s/atomic", tmpdir);
+    snprintf(path, sizeof path, "%s/atomic", eco_test_tmpdir());
     CU_ASSERT_EQUAL(ecoc_write_atomic(path, "one\n", 4, err, sizeof err), 0);
     CU_ASSERT(file_is(path, "one\n"));
     chmod(path, 0600);
@@ -527,55 +527,28 @@ static void test_format(void)
 
 /* ------------------------------------------------------------------ */
 
-static const struct {
-    const char *suite, *name;
-    void (*fn)(void);
-} tests[] = {
-    { "sparse", "planted 200 hosts, 19 subnets", test_planted_200 },
-    { "sparse", "planted 200 hosts, 5% outliers", test_planted_200_outliers },
-    { "sparse", "other shapes", test_planted_shapes },
-    { "sparse", "a failing measurement stops the plan", test_sparse_stops },
-    { "util", "host lists", test_parse_hosts },
-    { "util", "options", test_options },
-    { "util", "statistics", test_stat },
-    { "util", "matrix file round trip", test_matrix_roundtrip },
-    { "util", "hops: matrix, partition and summary", test_hops_result },
-    { "util", "commit", test_commit },
-    { "util", "atomic write", test_write_atomic },
-    { "util", "formatting", test_format },
+static const eco_test sparse_tests[] = {
+    { "planted 200 hosts, 19 subnets", test_planted_200 },
+    { "planted 200 hosts, 5% outliers", test_planted_200_outliers },
+    { "other shapes", test_planted_shapes },
+    { "a failing measurement stops the plan", test_sparse_stops },
+    { NULL, NULL }
 };
 
-int main(int argc, char **argv)
-{
-    CU_pSuite suite = NULL;
-    const char *last = "";
-    unsigned failures;
-    char cmd[300];
+static const eco_test util_tests[] = {
+    { "host lists", test_parse_hosts },
+    { "options", test_options },
+    { "statistics", test_stat },
+    { "matrix file round trip", test_matrix_roundtrip },
+    { "hops: matrix, partition and summary", test_hops_result },
+    { "commit", test_commit },
+    { "atomic write", test_write_atomic },
+    { "formatting", test_format },
+    { NULL, NULL }
+};
 
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/eco-char-unit-XXXXXX");
-    if (!mkdtemp(tmpdir))
-        return 2;
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 2;
-    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-        int want = argc < 2;
-        for (int a = 1; a < argc; a++)
-            want |= strcmp(argv[a], tests[i].suite) == 0;
-        if (!want)
-            continue;
-        if (strcmp(last, tests[i].suite) != 0) {
-            suite = CU_add_suite(tests[i].suite, NULL, NULL);
-            last = tests[i].suite;
-        }
-        if (!suite || !CU_add_test(suite, tests[i].name, tests[i].fn))
-            return 2;
-    }
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    failures = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "warning: could not remove %s\n", tmpdir);
-    return failures ? 1 : 0;
-}
+static const eco_suite sparse_suite = { "sparse", NULL, NULL, sparse_tests };
+static const eco_suite util_suite = { "util", NULL, NULL, util_tests };
+static const eco_suite *const suites[] = { &sparse_suite, &util_suite, NULL };
+
+const eco_program eco_test_program = { "char-unit", suites, NULL, NULL };
