@@ -6,7 +6,15 @@
  * later receives from r-k (mod n), so every pair exchanges directly and
  * no member carries anybody else's data.  Sends do not wait for the
  * receiver (PVM buffers them), so posting all sends first cannot deadlock.
+ *
+ * Aggregated ("hier"), for short blocks: each subnet's tree gathers its
+ * members' whole send buffers at its leader; every leader sends every
+ * other one message with all the blocks from its subnet to that subnet;
+ * each leader scatters to its members their received blocks.  A shared
+ * link then carries S - 1 messages each way instead of one per pair of
+ * members across it (select.c weighs the two).
  */
+#include <stdlib.h>
 #include <string.h>
 #include "eco_coll.h"
 
@@ -31,6 +39,72 @@ static int alltoall_run(eco_ctx *ctx, const char *sendbuf, char *recvbuf,
     return rc;
 }
 
+/* The members of leader l's subnet tree, in its preorder. */
+#define SUBTREE(f, l) ((f)->order + (f)->pos[l])
+
+static int alltoall_hier(eco_ctx *c, const ecoi_plan *plan, const char *sendbuf,
+                         char *recvbuf, size_t count, int datatype)
+{
+    const size_t unit = count * ecoi_type_size(datatype), row = (size_t)c->n * unit;
+    const int t1 = ecoi_next_tag(c), t2 = ecoi_next_tag(c), t3 = ecoi_next_tag(c);
+    eco_tree *f = NULL;
+    int *lead = NULL, S = 0, me = -1, rc, ni = 0;
+    char *rows = NULL, *out = NULL, *pack = NULL;
+    const int *mine = NULL;
+
+    rc = ecoi_ctx_forest(c, plan, &f, &lead, &S, &me);
+    if (rc != ECO_OK)
+        return rc;
+    if (me >= 0) {
+        /* rows: the subnet's send buffers; out: its receive buffers, both
+         * in the subnet tree's preorder; pack: one message to a leader */
+        ni = f->subtree[lead[me]];
+        mine = SUBTREE(f, lead[me]);
+        rows = malloc((size_t)ni * row + 1);
+        out = malloc((size_t)ni * row + 1);
+        pack = malloc((size_t)ni * row + 1);
+        if (!rows || !out || !pack)
+            rc = ECO_ERR_NOMEM;
+    }
+    if (rc == ECO_OK)
+        rc = ecoi_tree_gather(c, f, t1, sendbuf, rows, (size_t)c->n * count, datatype);
+    if (rc == ECO_OK && me >= 0) {
+        /* block a -> b: rows[a's place][b's rank] to out[b's place][a's rank] */
+        for (int ib = 0; ib < ni; ib++)
+            for (int ia = 0; ia < ni; ia++)
+                memcpy(out + (size_t)ib * row + (size_t)mine[ia] * unit,
+                       rows + (size_t)ia * row + (size_t)mine[ib] * unit, unit);
+        /* Round k: to the leader k ahead, from the one k behind (one
+         * stream into and out of every subnet at a time), each message
+         * its blocks for every b of the target, for every a of the source. */
+        for (int k = 1; k < S && rc == ECO_OK; k++) {
+            int to = (me + k) % S, from = (me - k + S) % S;
+            int nt = f->subtree[lead[to]], nf = f->subtree[lead[from]];
+            const int *theirs = SUBTREE(f, lead[to]), *src = SUBTREE(f, lead[from]);
+            size_t at = 0;
+            for (int ib = 0; ib < nt; ib++)
+                for (int ia = 0; ia < ni; ia++, at += unit)
+                    memcpy(pack + at, rows + (size_t)ia * row + (size_t)theirs[ib] * unit, unit);
+            rc = c->tp->send(c->tp, lead[to], t2, pack, (size_t)(nt * ni) * count, datatype);
+            if (rc == ECO_OK)
+                rc = c->tp->recv(c->tp, lead[from], t2, pack, (size_t)(ni * nf) * count,
+                                 datatype, NULL, 0);
+            at = 0;
+            for (int ib = 0; ib < ni && rc == ECO_OK; ib++)
+                for (int ia = 0; ia < nf; ia++, at += unit)
+                    memcpy(out + (size_t)ib * row + (size_t)src[ia] * unit, pack + at, unit);
+        }
+    }
+    if (rc == ECO_OK)
+        rc = ecoi_tree_scatter(c, f, t3, out, recvbuf, (size_t)c->n * count, datatype);
+    free(rows);
+    free(out);
+    free(pack);
+    free(lead);
+    eco_tree_free(&f);
+    return rc;
+}
+
 int eco_alltoall(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                  int datatype)
 {
@@ -51,9 +125,10 @@ int eco_alltoall(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         return rc;
     if (count == 0)
         return ecoi_end(ctx, ecoi_empty(ctx));
-    /* one candidate today: the choice is still made, to be printed */
     rc = ecoi_select(ctx, ECOI_C_ALLTOALL, 0, (size_t)count * ecoi_type_size(datatype), &plan);
-    if (rc == ECO_OK)
+    if (rc == ECO_OK && plan.run == ECOI_RUN_HIER)
+        rc = alltoall_hier(ctx, &plan, sendbuf, recvbuf, (size_t)count, datatype);
+    else if (rc == ECO_OK)
         rc = alltoall_run(ctx, sendbuf, recvbuf, (size_t)count, datatype);
     return ecoi_end(ctx, rc);
 }

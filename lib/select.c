@@ -158,6 +158,7 @@ static const ecoi_algorithm algorithms[] = {
     { "flat",      ECOI_C_SCAN,      ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "chain",     ECOI_C_SCAN,      ECOI_RUN_CHAIN, { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
     { "direct",    ECOI_C_ALLTOALL,  ECOI_RUN_DIRECT,{ ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
+    { "hier",      ECOI_C_ALLTOALL,  ECOI_RUN_HIER,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "star",      ECOI_C_BARRIER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "flat",      ECOI_C_BARRIER,   ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
 };
@@ -597,6 +598,25 @@ static double hier_time(const pm *p, const eco_tree *forest, const int *leaders,
     return g + ex + down;
 }
 
+/* all-to-all aggregated: each subnet's tree gathers whole send buffers
+ * (n blocks per member), leaders exchange one message per pair, each
+ * subnet's tree scatters. */
+static double alltoall_hier_time(const pm *p, const eco_tree *forest, const int *leaders,
+                                 int S, double bytes, loads *l)
+{
+    double lat = 0.0, g = tree_gather(p, forest, bytes * p->n);
+
+    loads_clear(p, l);
+    for (int i = 0; i < S; i++)
+        for (int j = 0; j < S; j++)
+            if (i != j) {
+                loads_add(p, l, leaders[i], leaders[j],
+                          bytes * forest->subtree[leaders[i]] * forest->subtree[leaders[j]], 0);
+                lat = fmax(lat, msg(p, leaders[i], leaders[j], 0));
+            }
+    return g + lat + loads_max(p, l) + g;
+}
+
 /* The forest of subnet trees: t without the edges between subnets. */
 static double rsag_time(const pm *p, const eco_tree *forest, const int *leaders, int S,
                         double bytes, long forced, loads *l, size_t *segment)
@@ -755,6 +775,7 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
         return tree_pass_best(p, t, bytes, 1, forced, l, segment);
     case ECOI_C_ALLREDUCE:
     case ECOI_C_ALLGATHER:
+    case ECOI_C_ALLTOALL:
         if (a->run == ECOI_RUN_RSAG || a->run == ECOI_RUN_HIER) {
             eco_tree *forest = NULL;
             int *leaders = malloc((size_t)p->n * sizeof *leaders), S = 0;
@@ -771,6 +792,8 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
                                                &forest)) == ECO_OK) {
                 S = ecoi_forest_roots(forest, leaders);
                 tm = S < 2 ? INFINITY
+                   : a->coll == ECOI_C_ALLTOALL
+                   ? alltoall_hier_time(p, forest, leaders, S, bytes, l)
                    : a->run == ECOI_RUN_RSAG
                    ? rsag_time(p, forest, leaders, S, bytes, forced, l, segment)
                    : hier_time(p, forest, leaders, S, bytes, forced, l, segment);
