@@ -192,23 +192,11 @@ int ecoc_fprint_matrix(const ecoc_result *r, FILE *out);
 int ecoc_commit(const ecoc_result *r, const char *subnet_path,
                 const char *matrix_path, char *err, size_t errlen);
 
-/* Remove the temporary files that killed writes of path left behind:
- * PATH.tmp.XXXXXX (ours) and .PATH.XXXXXX (eco_map_write's), in path's
- * directory, plain files of this user last modified at least
- * ECOC_STALE_TEMP_AGE seconds ago.  The writers call it first; signals
- * are blocked while they write, so only SIGKILL or a crash leaves one.
- * The number removed. */
-#define ECOC_STALE_TEMP_AGE 60
-int ecoc_remove_stale_temps(const char *path);
-
 /* Write text to path atomically (temporary file PATH.tmp.XXXXXX, fsync,
- * rename), after removing stale temporary files of path. */
+ * rename; ecoi_atomic_write), after removing stale temporary files of
+ * path (ecoi_remove_stale_temps).  0, or -1 with err. */
 int ecoc_write_atomic(const char *path, const char *text, size_t len,
                       char *err, size_t errlen);
-
-/* mkdir -p of the directory part of path (mode 0755 less the umask):
- * 0, or -1 with err. */
-int ecoc_make_parent(const char *path, char *err, size_t errlen);
 
 /* The default subnet file: $HOME/.eco/subnets (NULL without HOME). */
 const char *ecoc_default_subnet_file(void);
