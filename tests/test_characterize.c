@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <CUnit/Basic.h>
 
-#include "characterize.h"
+#include "eco_char.h"
 
 static char tmpdir[256];
 

@@ -1,30 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * charutil.c -- the pure half of the characterization (no PVM): the
- * options both tools share, host lists, statistics, the matrix file,
- * atomic writes and the summary.  See characterize.h.
+ * options both tools share, host lists, statistics, the result's
+ * partition, the commit of the matrix and the subnet file, and the
+ * summary.  See eco_char.h; the matrix writer is in costs.c beside its
+ * reader, the cheap mode in sparse.c.
  */
 #include "config.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "characterize.h"
+#include "eco_char.h"
 #include "eco_atomic.h"
 #include "eco_map_impl.h" /* the cost model, r->map->model (summary) */
-
-volatile sig_atomic_t ecoc_stop = 0;
 
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
@@ -376,66 +368,6 @@ int ecoc_result_partition(ecoc_result *r, char *err, size_t errlen)
         return ECOC_FAILED;
     }
     return ECOC_OK;
-}
-
-static void fprint_degrees(const ecoc_result *r, FILE *out)
-{
-    char num[40];
-
-    for (int s = 0; r->map && s < eco_map_nsubnets(r->map); s++) {
-        const ecoc_degree *d = &r->degree[s];
-        fprintf(out, "# subnet %d: k=%d", s, d->k);
-        if (d->how == 1) {
-            fprintf(out, " measured, median broadcast:");
-            for (int k = 1; k <= d->tried; k++) {
-                snprintf(num, sizeof num, "%.3g", d->median[k]);
-                fprintf(out, " k=%d %s", k, num);
-            }
-        } else
-            fprintf(out, d->how == 2 ? " (--degree)" : " (default: fewer than 3 hosts)");
-        fprintf(out, "\n");
-    }
-}
-
-int ecoc_fprint_matrix(const ecoc_result *r, FILE *out)
-{
-    long pairs = (long)r->n * (r->n - 1) / 2;
-    time_t now = time(NULL);
-    char date[64];
-
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %z", localtime(&now));
-    fprintf(out, "# cost matrix written by eco-characterize (libeco %s), %s\n",
-            PACKAGE_VERSION, date);
-    fprintf(out, "# HOST_A HOST_B SECONDS: one-way time, the minimum over %d samples of\n"
-                 "# %d round trips of %d bytes each; after '#' the median and dearest\n"
-                 "# sample and spread = (median - minimum) / minimum\n",
-            r->opt.trials, r->opt.rounds, r->opt.size);
-    fprintf(out, "# %d hosts, %ld of %ld pairs measured (%s)\n", r->n, r->measured, pairs,
-            r->sparse ? "sparse mode" : "all pairs");
-    for (int i = 0; i < r->n; i++)
-        if (strcmp(r->host[i].name, r->host[i].pvmhost) != 0)
-            fprintf(out, "# host %s on %s\n", r->host[i].name, r->host[i].pvmhost);
-        else
-            fprintf(out, "# host %s\n", r->host[i].name);
-    if (r->hops)
-        fprintf(out, "# hops=N: routers between the two hosts (TTL of UDP datagrams);\n"
-                     "# SECONDS '-': the pair's cost was not measured (sparse mode)\n");
-    for (int a = 0; a < r->n; a++)
-        for (int b = a + 1; b < r->n; b++) {
-            const ecoc_stat *st = &r->pair[(size_t)a * r->n + b];
-            int hops = r->hops ? r->hops[(size_t)a * r->n + b] : -1;
-            char h[32] = "";
-            if (hops >= 0)
-                snprintf(h, sizeof h, " hops=%d", hops);
-            if (st->n > 0)
-                fprintf(out, "%s %s %.6g%s # median %.6g max %.6g spread %.0f%%\n",
-                        r->host[a].name, r->host[b].name, st->min, h, st->median, st->max,
-                        100.0 * (st->median - st->min) / st->min);
-            else if (hops >= 0)
-                fprintf(out, "%s %s -%s\n", r->host[a].name, r->host[b].name, h);
-        }
-    fprint_degrees(r, out);
-    return ferror(out) ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------ */
