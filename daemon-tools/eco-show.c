@@ -25,6 +25,7 @@
 
 #include "eco.h"
 #include "eco_atomic.h" /* --svg's temporary file */
+#include "eco_char.h"   /* costs with their unit: ecoc_fmt_time */
 #include "eco_coll.h"   /* the predictions (lib/select.c) */
 
 #define PROG "eco-show"
@@ -232,20 +233,6 @@ static void layout_free(layout *l)
     free(l->host);
 }
 
-/* A cost with its unit: "99.2 us", "2.10 ms", "1.250 s"; "-" if unmeasured. */
-static const char *fmt_cost(double s, char *buf, size_t len)
-{
-    if (s < 0.0)
-        snprintf(buf, len, "-");
-    else if (s < 1e-3)
-        snprintf(buf, len, "%.1f us", s * 1e6);
-    else if (s < 1.0)
-        snprintf(buf, len, "%.2f ms", s * 1e3);
-    else
-        snprintf(buf, len, "%.3f s", s);
-    return buf;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -307,8 +294,8 @@ static void print_costs(const char *label, const double *c, int m, size_t pairs)
     }
     med = m % 2 ? c[m / 2] : (c[m / 2 - 1] + c[m / 2]) / 2.0;
     printf("  %s: cheapest %s, median %s, dearest %s (%d/%zu pairs measured)\n", label,
-           fmt_cost(c[0], b1, sizeof b1), fmt_cost(med, b2, sizeof b2),
-           fmt_cost(c[m - 1], b3, sizeof b3), m, pairs);
+           ecoc_fmt_time(c[0], b1, sizeof b1), ecoc_fmt_time(med, b2, sizeof b2),
+           ecoc_fmt_time(c[m - 1], b3, sizeof b3), m, pairs);
 }
 
 /* "inside: cheapest X, median Y, dearest Z (P/Q pairs measured)". */
@@ -351,7 +338,7 @@ static void print_between(const layout *l)
     printf("\nbetween subnets (cheapest measured cost):\n");
     for (int s = 0; s < ns; s++)
         for (int t = 0; t < ns; t++) {
-            int len = (int)strlen(fmt_cost(s == t ? -1.0 : between(l, s, t), buf, sizeof buf));
+            int len = (int)strlen(ecoc_fmt_time(s == t ? -1.0 : between(l, s, t), buf, sizeof buf));
             w = len > w ? len : w;
         }
     snprintf(buf, sizeof buf, "%d", ns - 1);
@@ -363,7 +350,7 @@ static void print_between(const layout *l)
     for (int s = 0; s < ns; s++) {
         printf("  %*d", rw, s);
         for (int t = 0; t < ns; t++)
-            printf("  %*s", w, fmt_cost(s == t ? -1.0 : between(l, s, t), buf, sizeof buf));
+            printf("  %*s", w, ecoc_fmt_time(s == t ? -1.0 : between(l, s, t), buf, sizeof buf));
         printf("\n");
     }
 }
@@ -542,7 +529,7 @@ static void dot_edges(FILE *out, const layout *l, const eco_tree *t)
                 fprintf(out, " [style=bold, color=red, penwidth=2");
                 if (c > 0.0)
                     fprintf(out, ", label=\"%s\", fontcolor=red",
-                            fmt_cost(c, buf, sizeof buf));
+                            ecoc_fmt_time(c, buf, sizeof buf));
                 fprintf(out, "]");
             }
             fprintf(out, ";\n");
