@@ -13,7 +13,7 @@
  *      its `trials` samples; median and dearest are kept for diagnosis.
  *      All pairs: a pass that connects every pair's direct route, then
  *      `trials` passes over every pair, one sample each time, as the paper
- *      does.  The cheap mode (sparse.c): the pairs it asks
+ *      does.  The cheap mode (lib/sparse.c): the pairs it asks
  *      for, all samples of a pair at once (it needs the cost to go on).
  *   4. Hops (unless --no-hops): every probe opens a UDP socket, then
  *      sends datagrams with TTL 64 to every other probe's socket and
@@ -66,6 +66,8 @@
 
 #include "characterize.h"
 #include "eco_map_impl.h" /* the cost model (ecoi_model) on the result's map */
+
+volatile sig_atomic_t ecoc_stop = 0;
 
 typedef struct master {
     const ecoc_options *o;

@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * characterize.h -- private: the network characterization shared by
- * eco-characterize(1) and ecod(8).  Not installed; not libeco API.
+ * characterize.h -- private: the PVM half of the network characterization
+ * shared by eco-characterize(1), ecod(8) and eco-probe, built once into
+ * daemon-tools/libecochar.la.  Not installed; not libeco API.
  *
- *   charutil.c     pure helpers: options, host lists, statistics, the
- *                  matrix file, atomic writes, the summary     (no PVM)
- *   sparse.c       the cheap mode: which pairs to measure       (no PVM)
  *   characterize.c the PVM master: probes, pairs, the degree k
  *   protocol.c     bounded strings in messages, hops datagrams
  *   eco-probe.c    the probe task the master spawns on every host
  *
- * Everything the tools read or write goes through eco.h.
+ * The pure half (options, hosts, the result, the matrix file, the cheap
+ * mode, the commit) is in lib/ (eco_char.h, in libecocore).
  */
 #ifndef ECO_CHARACTERIZE_H
 #define ECO_CHARACTERIZE_H
@@ -20,228 +19,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "eco.h"
-
-/* ------------------------------------------------------------------ */
-/* Outcomes: eco-characterize exits with these, ecod logs them.        */
-/* ------------------------------------------------------------------ */
-enum ecoc_code {
-    ECOC_OK = 0,
-    ECOC_FAILED = 1,      /* a measurement failed: probe, host or timeout */
-    ECOC_USAGE = 2,       /* a bad option */
-    ECOC_NOSTART = 3,     /* no virtual machine, unknown host, no probe */
-    ECOC_NOWRITE = 4,     /* the result could not be written */
-    ECOC_INTERRUPTED = 5  /* a signal (the tools exit 128 + signal) */
-};
+#include "eco_char.h"
 
 /* Set by the tools' signal handlers: the number of the signal that asks
  * the measurement to stop, 0 while none has.  Checked at least every
  * 100 ms while measuring. */
 extern volatile sig_atomic_t ecoc_stop;
-
-/* ------------------------------------------------------------------ */
-/* Options                                                             */
-/* ------------------------------------------------------------------ */
-enum ecoc_mode { ECOC_MODE_AUTO, ECOC_MODE_ALL, ECOC_MODE_SPARSE };
-
-#define ECOC_DEFAULT_SIZE 16384      /* bytes per probe message */
-#define ECOC_DEFAULT_TRIALS 8        /* samples per pair */
-#define ECOC_DEFAULT_ROUNDS 4        /* round trips per sample */
-#define ECOC_DEFAULT_DEGREE_TRIALS 15 /* timed broadcasts per k */
-#define ECOC_DEFAULT_TIMEOUT 60.0    /* seconds per pair or per k */
-#define ECOC_AUTO_SPARSE_ABOVE 32    /* auto: all pairs up to 32 hosts */
-#define ECOC_MAX_TRY_DEGREE 4        /* k = 1..4 are tried */
-
-typedef struct ecoc_options {
-    int size, trials, rounds;
-    enum ecoc_mode mode;
-    int degree;              /* 0: choose k by measurement; else fixed */
-    int degree_trials;
-    double threshold;
-    double rate;             /* pairs per second; 0: no limit */
-    double timeout;          /* seconds; 0: none */
-    const char *probe;       /* the probe program; NULL: found */
-    const char *hosts;       /* --hosts LIST; NULL: pvm_config */
-    int progress;            /* progress line on stderr */
-    int hops;                /* count the routers between hosts (1) or not */
-    int model;               /* measure the cost model (1) or not */
-} ecoc_options;
-
-void ecoc_options_init(ecoc_options *o);
-
-/* The long options both tools take, for getopt_long; codes >= 0x100. */
-enum {
-    ECOC_OPT_HOSTS = 0x100, ECOC_OPT_SIZE, ECOC_OPT_TRIALS, ECOC_OPT_ROUNDS,
-    ECOC_OPT_MODE, ECOC_OPT_DEGREE, ECOC_OPT_DEGREE_TRIALS, ECOC_OPT_THRESHOLD,
-    ECOC_OPT_RATE, ECOC_OPT_TIMEOUT, ECOC_OPT_PROBE, ECOC_OPT_NO_HOPS, ECOC_OPT_NO_MODEL
-};
-#define ECOC_LONG_OPTIONS                                                  \
-    {"hosts", required_argument, NULL, ECOC_OPT_HOSTS},                    \
-    {"size", required_argument, NULL, ECOC_OPT_SIZE},                      \
-    {"trials", required_argument, NULL, ECOC_OPT_TRIALS},                  \
-    {"rounds", required_argument, NULL, ECOC_OPT_ROUNDS},                  \
-    {"mode", required_argument, NULL, ECOC_OPT_MODE},                      \
-    {"degree", required_argument, NULL, ECOC_OPT_DEGREE},                  \
-    {"degree-trials", required_argument, NULL, ECOC_OPT_DEGREE_TRIALS},    \
-    {"threshold", required_argument, NULL, ECOC_OPT_THRESHOLD},            \
-    {"rate", required_argument, NULL, ECOC_OPT_RATE},                      \
-    {"timeout", required_argument, NULL, ECOC_OPT_TIMEOUT},                \
-    {"probe", required_argument, NULL, ECOC_OPT_PROBE},                    \
-    {"no-hops", no_argument, NULL, ECOC_OPT_NO_HOPS},                    \
-    {"no-model", no_argument, NULL, ECOC_OPT_NO_MODEL}
-
-/* Apply one of those options: 0, or -1 with a message in why. */
-int ecoc_option(ecoc_options *o, int code, const char *arg, char *why, size_t len);
-/* The help text of those options (two-space indent, 78 columns). */
-void ecoc_options_help(FILE *out);
-
-/* ------------------------------------------------------------------ */
-/* Hosts                                                               */
-/* ------------------------------------------------------------------ */
-typedef struct ecoc_host {
-    char *name;      /* the name written to the files */
-    char *pvmhost;   /* the pvm_config name the probe runs on */
-} ecoc_host;
-
-/* Parse "A,B,LABEL@HOST,...": NAME alone means NAME@NAME.  Names must be
- * valid subnet-file names and distinct.  0, or -1 with why. */
-int ecoc_parse_hosts(const char *list, ecoc_host **hosts, int *n, char *why, size_t len);
-void ecoc_hosts_free(ecoc_host *hosts, int n);
-
-/* ------------------------------------------------------------------ */
-/* Statistics                                                          */
-/* ------------------------------------------------------------------ */
-typedef struct ecoc_stat {
-    int n;                    /* samples; 0 when not measured */
-    double min, median, max;  /* seconds */
-} ecoc_stat;
-
-/* Summarize n samples (sorted in place). */
-void ecoc_stat_of(double *samples, int n, ecoc_stat *st);
-
-/* ------------------------------------------------------------------ */
-/* A characterization's result                                         */
-/* ------------------------------------------------------------------ */
-typedef struct ecoc_degree {
-    int k;                        /* chosen */
-    int how;                      /* 0 default (< 3 hosts), 1 measured, 2 fixed */
-    int tried;                    /* k = 1..tried were measured */
-    double median[ECOC_MAX_TRY_DEGREE + 1]; /* [k] seconds per broadcast */
-} ecoc_degree;
-
-/* The cost model (characterize.c, after the partition): how each part
- * was found, for the summary.  The model itself is r->map's. */
-#define ECOC_MODEL_SMALL 64          /* bytes of the small probe */
-#define ECOC_MODEL_STREAM 4          /* messages per stream of the uplink test */
-#define ECOC_MODEL_REPEATS 3         /* streams: min of this many alone, median of both */
-#define ECOC_MODEL_SHARED 1.5        /* two streams this much slower: shared */
-typedef struct ecoc_uplink {
-    int how;            /* 0 not measured (one host, or no two hosts outside),
-                         * 1 measured */
-    double ratio[2];    /* [0] out of the subnet, [1] into it: two concurrent
-                         * streams' time over one stream's */
-    double beta[2];     /* seconds per byte that two streams imply */
-    double alone[2];    /* seconds of the slower stream alone (minimum) */
-    double both[2];     /* seconds of both at once (the slower; minimum) */
-} ecoc_uplink;
-
-typedef struct ecoc_model_info {
-    int measured;       /* 1: r->map has the model */
-    int task_how;       /* 1 two probes on one host, 0 the default */
-    int big;            /* bytes of the large probe */
-    double seconds;     /* wall time of the model's measurement */
-    ecoc_uplink *up;    /* [nsubnets] */
-} ecoc_model_info;
-
-typedef struct ecoc_result {
-    int n;                   /* hosts */
-    ecoc_host *host;         /* [n], in the order measured */
-    ecoc_stat *pair;         /* [n*n], pair[a*n+b] == pair[b*n+a] */
-    int *hops;               /* [n*n] routers between a and b, -1 unknown; NULL: not counted */
-    long measured;           /* pairs measured */
-    int sparse;              /* 1: the cheap mode chose the pairs */
-    eco_map *map;            /* partitioned, degrees set */
-    ecoc_degree *degree;     /* [eco_map_nsubnets(map)] */
-    double seconds;          /* wall time of the run */
-    ecoc_options opt;        /* what it was measured with */
-    ecoc_model_info model;   /* the cost model's measurement (--no-model: 0s) */
-} ecoc_result;
-
-/* Two-point fit of one-way times t_small at `small` bytes and t_big at
- * `big` (> small) bytes: beta the slope (>= 0), alpha the intercept, or
- * t_small when the intercept is below 0 (a shaped link's burst let the
- * small probe through at line rate). */
-void ecoc_fit(double t_small, int small, double t_big, int big, double *alpha, double *beta);
-
-void ecoc_result_free(ecoc_result *r);
-
-/* Build r->map from r->pair (minimum per pair) and partition it. */
-int ecoc_result_partition(ecoc_result *r, char *err, size_t errlen);
-
-/* The matrix file: "HOST_A HOST_B SECONDS [hops=N] # median M max X
- * spread S%", with "-" for SECONDS when only the hops are known. */
-int ecoc_fprint_matrix(const ecoc_result *r, FILE *out);
-
-/*
- * Write the matrix (when matrix_path is not NULL) and the subnet file,
- * each atomically, the matrix only once the subnet file is in place: on
- * failure both old files are untouched (but for the last rename) and err
- * says which.  Creates the subnet file's directory when it is missing.
- * Signals are blocked meanwhile.  ECOC_OK or ECOC_NOWRITE.
- */
-int ecoc_commit(const ecoc_result *r, const char *subnet_path,
-                const char *matrix_path, char *err, size_t errlen);
-
-/* Remove the temporary files that killed writes of path left behind:
- * PATH.tmp.XXXXXX (ours) and .PATH.XXXXXX (eco_map_write's), in path's
- * directory, plain files of this user last modified at least
- * ECOC_STALE_TEMP_AGE seconds ago.  The writers call it first; signals
- * are blocked while they write, so only SIGKILL or a crash leaves one.
- * The number removed. */
-#define ECOC_STALE_TEMP_AGE 60
-int ecoc_remove_stale_temps(const char *path);
-
-/* Write text to path atomically (temporary file PATH.tmp.XXXXXX, fsync,
- * rename), after removing stale temporary files of path. */
-int ecoc_write_atomic(const char *path, const char *text, size_t len,
-                      char *err, size_t errlen);
-
-/* mkdir -p of the directory part of path (mode 0755 less the umask):
- * 0, or -1 with err. */
-int ecoc_make_parent(const char *path, char *err, size_t errlen);
-
-/* The default subnet file: $HOME/.eco/subnets (NULL without HOME). */
-const char *ecoc_default_subnet_file(void);
-
-/* The summary of the subnets found, for people. */
-void ecoc_print_summary(const ecoc_result *r, FILE *out);
-
-/* "1.2 us", "3.40 ms", "1.250 s". */
-const char *ecoc_fmt_time(double s, char *buf, size_t len);
-/* "1:05", "1:02:03" */
-const char *ecoc_fmt_clock(double s, char *buf, size_t len);
-
-/* ------------------------------------------------------------------ */
-/* The cheap mode (sparse.c): choose pairs without PVM                 */
-/* ------------------------------------------------------------------ */
-typedef struct ecoc_sparse_ops {
-    /* Measure hosts a and b (indexes 0..n-1): 0 with *seconds > 0, or
-     * any other value, which stops the plan and is returned. */
-    int (*measure)(void *arg, int a, int b, double *seconds);
-    /* Optional: about how many more pairs the plan expects to measure. */
-    void (*estimate)(void *arg, long more);
-    void *arg;
-} ecoc_sparse_ops;
-
-/*
- * Measure some pairs of n hosts so that ECO's partition of the measured
- * pairs finds the subnets that measuring all pairs would (see sparse.c
- * for the method).  cost[a*n+b] (n*n, filled with -1 by the caller, kept
- * symmetric) receives every measurement; *measured counts them.
- * Returns 0, or the first non-zero value of measure(), or ECO_ERR_NOMEM.
- */
-int ecoc_sparse(int n, double threshold, const ecoc_sparse_ops *ops,
-                double *cost, long *measured);
 
 /* ------------------------------------------------------------------ */
 /* The PVM master (characterize.c)                                     */

@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #include "eco.h"
+#include "eco_atomic.h" /* --svg's temporary file */
+#include "eco_char.h"   /* costs with their unit: ecoc_fmt_time */
 #include "eco_coll.h"   /* the predictions (lib/select.c) */
 
 #define PROG "eco-show"
@@ -231,20 +233,6 @@ static void layout_free(layout *l)
     free(l->host);
 }
 
-/* A cost with its unit: "99.2 us", "2.10 ms", "1.250 s"; "-" if unmeasured. */
-static const char *fmt_cost(double s, char *buf, size_t len)
-{
-    if (s < 0.0)
-        snprintf(buf, len, "-");
-    else if (s < 1e-3)
-        snprintf(buf, len, "%.1f us", s * 1e6);
-    else if (s < 1.0)
-        snprintf(buf, len, "%.2f ms", s * 1e3);
-    else
-        snprintf(buf, len, "%.3f s", s);
-    return buf;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -306,8 +294,8 @@ static void print_costs(const char *label, const double *c, int m, size_t pairs)
     }
     med = m % 2 ? c[m / 2] : (c[m / 2 - 1] + c[m / 2]) / 2.0;
     printf("  %s: cheapest %s, median %s, dearest %s (%d/%zu pairs measured)\n", label,
-           fmt_cost(c[0], b1, sizeof b1), fmt_cost(med, b2, sizeof b2),
-           fmt_cost(c[m - 1], b3, sizeof b3), m, pairs);
+           ecoc_fmt_time(c[0], b1, sizeof b1), ecoc_fmt_time(med, b2, sizeof b2),
+           ecoc_fmt_time(c[m - 1], b3, sizeof b3), m, pairs);
 }
 
 /* "inside: cheapest X, median Y, dearest Z (P/Q pairs measured)". */
@@ -350,7 +338,7 @@ static void print_between(const layout *l)
     printf("\nbetween subnets (cheapest measured cost):\n");
     for (int s = 0; s < ns; s++)
         for (int t = 0; t < ns; t++) {
-            int len = (int)strlen(fmt_cost(s == t ? -1.0 : between(l, s, t), buf, sizeof buf));
+            int len = (int)strlen(ecoc_fmt_time(s == t ? -1.0 : between(l, s, t), buf, sizeof buf));
             w = len > w ? len : w;
         }
     snprintf(buf, sizeof buf, "%d", ns - 1);
@@ -362,7 +350,7 @@ static void print_between(const layout *l)
     for (int s = 0; s < ns; s++) {
         printf("  %*d", rw, s);
         for (int t = 0; t < ns; t++)
-            printf("  %*s", w, fmt_cost(s == t ? -1.0 : between(l, s, t), buf, sizeof buf));
+            printf("  %*s", w, ecoc_fmt_time(s == t ? -1.0 : between(l, s, t), buf, sizeof buf));
         printf("\n");
     }
 }
@@ -541,7 +529,7 @@ static void dot_edges(FILE *out, const layout *l, const eco_tree *t)
                 fprintf(out, " [style=bold, color=red, penwidth=2");
                 if (c > 0.0)
                     fprintf(out, ", label=\"%s\", fontcolor=red",
-                            fmt_cost(c, buf, sizeof buf));
+                            ecoc_fmt_time(c, buf, sizeof buf));
                 fprintf(out, "]");
             }
             fprintf(out, ";\n");
@@ -601,7 +589,7 @@ static const char *find_dot(char *buf, size_t len)
 }
 
 /* While --svg writes: its temporary file and dot, for on_stop_svg. */
-static char svg_tmp[4200];
+static ecoi_atomic svg_file;
 static volatile pid_t svg_dot;
 
 /* SIGTERM, SIGINT or SIGHUP while --svg writes: stop dot, remove the
@@ -610,8 +598,8 @@ static void on_stop_svg(int sig)
 {
     if (svg_dot > 0)
         kill(svg_dot, SIGTERM);
-    if (svg_tmp[0])
-        unlink(svg_tmp);
+    if (svg_file.tmp[0])
+        unlink(svg_file.tmp);
     signal(sig, SIG_DFL);
     raise(sig); /* delivered when the handler returns */
 }
@@ -640,24 +628,6 @@ static void block_stop(int on)
     for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++)
         sigaddset(&set, stop_signals[i]);
     sigprocmask(on ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
-}
-
-/* A new file next to svg, SVG.tmp.XXXXXX: mkstemp's name cannot be
- * guessed and O_EXCL never follows a planted link.  Mode 0666 less the
- * umask, as a plain file.  The fd, or -1 with errno. */
-static int temp_beside(const char *svg, char *tmp, size_t len)
-{
-    mode_t mask = umask(0);
-    int fd;
-
-    umask(mask);
-    if ((size_t)snprintf(tmp, len, "%s.tmp.XXXXXX", svg) >= len) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    if ((fd = mkstemp(tmp)) >= 0)
-        fchmod(fd, 0666 & ~mask);
-    return fd;
 }
 
 /* Start `dot -Tsvg` reading a pipe and writing fd: the pid, with the
@@ -691,14 +661,19 @@ static pid_t start_dot(const char *dot, int fd, int *to)
 }
 
 /* Pipe the graph through `dot -Tsvg` into a temporary file next to svg,
- * then rename it over svg: an old picture stays whole on failure, and a
- * signal that stops the write removes the temporary file. */
+ * SVG.tmp.XXXXXX (ecoi_atomic_open), then rename it over svg: an old
+ * picture stays whole on failure, and a signal that stops the write
+ * removes the temporary file.  Mode 0666 less the umask, as a plain
+ * file. */
 static int show_svg(const layout *l, const char *root, const char *svg)
 {
-    char dot[4200];
-    int fd, pfd = -1, status = 0, rc;
+    char dot[4200], why[4400];
+    mode_t mask = umask(0);
+    int pfd = -1, status = 0, rc;
     FILE *to;
     pid_t pid;
+
+    umask(mask);
 
     if (!find_dot(dot, sizeof dot)) {
         fprintf(stderr, PROG ": --svg needs Graphviz's dot, which is not in PATH "
@@ -707,23 +682,19 @@ static int show_svg(const layout *l, const char *root, const char *svg)
     }
     catch_stop(1);
     block_stop(1);
-    if ((fd = temp_beside(svg, svg_tmp, sizeof svg_tmp)) < 0) {
-        fprintf(stderr, PROG ": %s: cannot create a temporary file: %s\n", svg, strerror(errno));
-        svg_tmp[0] = '\0';
+    if (ecoi_atomic_open(&svg_file, svg, 0, 0666 & ~mask, why, sizeof why) != 0) {
+        fprintf(stderr, PROG ": %s\n", why);
         block_stop(0);
         return 1;
     }
-    if ((pid = start_dot(dot, fd, &pfd)) < 0) {
+    if ((pid = start_dot(dot, svg_file.fd, &pfd)) < 0) {
         fprintf(stderr, PROG ": cannot run %s: %s\n", dot, strerror(errno));
-        close(fd);
-        unlink(svg_tmp);
-        svg_tmp[0] = '\0';
+        ecoi_atomic_abort(&svg_file);
         block_stop(0);
         return 1;
     }
     svg_dot = pid;
     block_stop(0);
-    close(fd);
     signal(SIGPIPE, SIG_IGN);
     to = fdopen(pfd, "w");
     rc = to ? write_dot(to, l, root) : 1;
@@ -739,13 +710,13 @@ static int show_svg(const layout *l, const char *root, const char *svg)
         rc = 1;
     }
     block_stop(1);
-    if (rc == 0 && rename(svg_tmp, svg) != 0) {
-        fprintf(stderr, PROG ": %s: %s\n", svg, strerror(errno));
+    /* fsync what dot wrote, rename */
+    if (rc == 0 && ecoi_atomic_commit(&svg_file, why, sizeof why) != 0) {
+        fprintf(stderr, PROG ": %s\n", why);
         rc = 1;
     }
     if (rc != 0)
-        unlink(svg_tmp);
-    svg_tmp[0] = '\0';
+        ecoi_atomic_abort(&svg_file);
     svg_dot = 0;
     block_stop(0);
     return rc;

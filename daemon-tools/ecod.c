@@ -37,6 +37,7 @@
 #include <pvm3.h>
 
 #include "characterize.h"
+#include "eco_atomic.h"  /* ecoi_make_parent */
 
 #define PROG "ecod"
 #define ECOD_DEFAULT_RATE 2.0     /* pairs per second */
@@ -254,7 +255,7 @@ static int open_lock(const char *path, char *why, size_t len)
     struct stat st;
     int fd;
 
-    if (ecoc_make_parent(path, why, len) != 0)
+    if (ecoi_make_parent(path, why, len) != 0)
         return -1;
     if ((fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
         snprintf(why, len, "%s: %s", path, open_error(errno));

@@ -8,8 +8,12 @@
  * the most hops given (the longer of two routes).
  *
  * Also the text helpers shared with subnet_file.c: load a file, iterate
- * lines and fields, parse and print doubles independently of the locale.
+ * lines and fields, parse and print doubles independently of the locale;
+ * and the writer of the matrix that eco-characterize measures
+ * (ecoc_fprint_matrix, eco_char.h), beside this reader.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
@@ -18,7 +22,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "eco_char.h"
 #include "eco_map_impl.h"
 
 /* ------------------------------------------------------------------ */
@@ -445,4 +451,68 @@ int eco_map_read_costs(const char *path, eco_map **map, char *err, size_t errlen
     free(m.e);
     ecoi_text_free(&text);
     return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writer: a characterization's matrix (eco_char.h)                    */
+/* ------------------------------------------------------------------ */
+
+static void fprint_degrees(const ecoc_result *r, FILE *out)
+{
+    char num[40];
+
+    for (int s = 0; r->map && s < eco_map_nsubnets(r->map); s++) {
+        const ecoc_degree *d = &r->degree[s];
+        fprintf(out, "# subnet %d: k=%d", s, d->k);
+        if (d->how == 1) {
+            fprintf(out, " measured, median broadcast:");
+            for (int k = 1; k <= d->tried; k++) {
+                snprintf(num, sizeof num, "%.3g", d->median[k]);
+                fprintf(out, " k=%d %s", k, num);
+            }
+        } else
+            fprintf(out, d->how == 2 ? " (--degree)" : " (default: fewer than 3 hosts)");
+        fprintf(out, "\n");
+    }
+}
+
+int ecoc_fprint_matrix(const ecoc_result *r, FILE *out)
+{
+    long pairs = (long)r->n * (r->n - 1) / 2;
+    time_t now = time(NULL);
+    char date[64];
+
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %z", localtime(&now));
+    fprintf(out, "# cost matrix written by eco-characterize (libeco %s), %s\n",
+            PACKAGE_VERSION, date);
+    fprintf(out, "# HOST_A HOST_B SECONDS: one-way time, the minimum over %d samples of\n"
+                 "# %d round trips of %d bytes each; after '#' the median and dearest\n"
+                 "# sample and spread = (median - minimum) / minimum\n",
+            r->opt.trials, r->opt.rounds, r->opt.size);
+    fprintf(out, "# %d hosts, %ld of %ld pairs measured (%s)\n", r->n, r->measured, pairs,
+            r->sparse ? "sparse mode" : "all pairs");
+    for (int i = 0; i < r->n; i++)
+        if (strcmp(r->host[i].name, r->host[i].pvmhost) != 0)
+            fprintf(out, "# host %s on %s\n", r->host[i].name, r->host[i].pvmhost);
+        else
+            fprintf(out, "# host %s\n", r->host[i].name);
+    if (r->hops)
+        fprintf(out, "# hops=N: routers between the two hosts (TTL of UDP datagrams);\n"
+                     "# SECONDS '-': the pair's cost was not measured (sparse mode)\n");
+    for (int a = 0; a < r->n; a++)
+        for (int b = a + 1; b < r->n; b++) {
+            const ecoc_stat *st = &r->pair[(size_t)a * r->n + b];
+            int hops = r->hops ? r->hops[(size_t)a * r->n + b] : -1;
+            char h[32] = "";
+            if (hops >= 0)
+                snprintf(h, sizeof h, " hops=%d", hops);
+            if (st->n > 0)
+                fprintf(out, "%s %s %.6g%s # median %.6g max %.6g spread %.0f%%\n",
+                        r->host[a].name, r->host[b].name, st->min, h, st->median, st->max,
+                        100.0 * (st->median - st->min) / st->min);
+            else if (hops >= 0)
+                fprintf(out, "%s %s -%s\n", r->host[a].name, r->host[b].name, h);
+        }
+    fprint_degrees(r, out);
+    return ferror(out) ? -1 : 0;
 }

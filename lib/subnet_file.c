@@ -20,14 +20,11 @@
  */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "eco_atomic.h"
 #include "eco_map_impl.h"
 
 /* ------------------------------------------------------------------ */
@@ -158,61 +155,13 @@ int eco_map_fprint(const eco_map *map, FILE *out)
     return rc;
 }
 
-/* "DIR/.BASE.XXXXXX", a temporary name next to path. */
-static char *temp_name(const char *path)
+static int print_map(FILE *out, const void *map)
 {
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    char *tmp = malloc(strlen(path) + 10);
-
-    if (tmp)
-        sprintf(tmp, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
-    return tmp;
-}
-
-/* Print to the open temporary file and make it durable. */
-static int fill_temp(const eco_map *map, int fd, mode_t mode, int *saved_errno)
-{
-    FILE *fp = fdopen(fd, "w");
-    int rc;
-
-    if (!fp) {
-        *saved_errno = errno;
-        close(fd);
-        return ECO_ERR_IO;
-    }
-    rc = eco_map_fprint(map, fp);
-    if (rc == ECO_OK && (fflush(fp) != 0 || fchmod(fd, mode) != 0 || fsync(fd) != 0))
-        rc = ECO_ERR_IO;
-    *saved_errno = errno;
-    if (fclose(fp) != 0 && rc == ECO_OK) {
-        *saved_errno = errno;
-        rc = ECO_ERR_IO;
-    }
-    return rc;
-}
-
-/* Best effort: make the rename itself durable. */
-static void sync_dir(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
-    int fd = dir ? open(dir, O_RDONLY) : -1;
-
-    if (fd >= 0) {
-        (void)fsync(fd);
-        close(fd);
-    }
-    free(dir);
+    return eco_map_fprint(map, out);
 }
 
 int eco_map_write(const eco_map *map, const char *path, char *err, size_t errlen)
 {
-    struct stat st;
-    mode_t mode = 0644;
-    char *tmp;
-    int fd, rc, saved = 0;
-
     if (!map || !path || !*path) {
         ecoi_set_err(err, errlen, "eco_map_write: %s", eco_strerror(ECO_ERR_ARG));
         return ECO_ERR_ARG;
@@ -221,34 +170,9 @@ int eco_map_write(const eco_map *map, const char *path, char *err, size_t errlen
         ecoi_set_err(err, errlen, "%s: not written: %s", path, unwritable(map));
         return ECO_ERR_ARG;
     }
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-        mode = st.st_mode & 07777; /* an existing file keeps its mode */
-    tmp = temp_name(path);
-    if (!tmp) {
-        ecoi_set_err(err, errlen, "%s: %s", path, eco_strerror(ECO_ERR_NOMEM));
-        return ECO_ERR_NOMEM;
-    }
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        ecoi_set_err(err, errlen, "%s: cannot create a temporary file: %s", path,
-                    strerror(errno));
-        free(tmp);
-        return ECO_ERR_IO;
-    }
-    rc = fill_temp(map, fd, mode, &saved);
-    if (rc == ECO_OK && rename(tmp, path) != 0) {
-        saved = errno;
-        rc = ECO_ERR_IO;
-    }
-    if (rc != ECO_OK) {
-        unlink(tmp);
-        ecoi_set_err(err, errlen, "%s: %s", path,
-                    rc == ECO_ERR_IO && saved ? strerror(saved) : eco_strerror(rc));
-    } else {
-        sync_dir(path);
-    }
-    free(tmp);
-    return rc;
+    /* DIR/.BASE.XXXXXX; an existing file keeps its mode */
+    return ecoi_atomic_write(path, ECOI_ATOMIC_HIDDEN | ECOI_ATOMIC_KEEP_MODE, 0644, print_map,
+                             map, err, errlen);
 }
 
 /* ------------------------------------------------------------------ */

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <CUnit/CUnit.h>
 
-#include "characterize.h"
+#include "eco_char.h"
 #include "cunit_common.h"
 
 /* ------------------------------------------------------------------ */

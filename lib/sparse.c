@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "characterize.h"
+#include "eco_char.h"
 
 typedef struct plan {
     int n;

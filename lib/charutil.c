@@ -1,29 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * charutil.c -- the pure half of the characterization (no PVM): the
- * options both tools share, host lists, statistics, the matrix file,
- * atomic writes and the summary.  See characterize.h.
+ * options both tools share, host lists, statistics, the result's
+ * partition, the commit of the matrix and the subnet file, and the
+ * summary.  See eco_char.h; the matrix writer is in costs.c beside its
+ * reader, the cheap mode in sparse.c.
  */
 #include "config.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "characterize.h"
+#include "eco_char.h"
+#include "eco_atomic.h"
 #include "eco_map_impl.h" /* the cost model, r->map->model (summary) */
-
-volatile sig_atomic_t ecoc_stop = 0;
 
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
@@ -377,66 +370,6 @@ int ecoc_result_partition(ecoc_result *r, char *err, size_t errlen)
     return ECOC_OK;
 }
 
-static void fprint_degrees(const ecoc_result *r, FILE *out)
-{
-    char num[40];
-
-    for (int s = 0; r->map && s < eco_map_nsubnets(r->map); s++) {
-        const ecoc_degree *d = &r->degree[s];
-        fprintf(out, "# subnet %d: k=%d", s, d->k);
-        if (d->how == 1) {
-            fprintf(out, " measured, median broadcast:");
-            for (int k = 1; k <= d->tried; k++) {
-                snprintf(num, sizeof num, "%.3g", d->median[k]);
-                fprintf(out, " k=%d %s", k, num);
-            }
-        } else
-            fprintf(out, d->how == 2 ? " (--degree)" : " (default: fewer than 3 hosts)");
-        fprintf(out, "\n");
-    }
-}
-
-int ecoc_fprint_matrix(const ecoc_result *r, FILE *out)
-{
-    long pairs = (long)r->n * (r->n - 1) / 2;
-    time_t now = time(NULL);
-    char date[64];
-
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %z", localtime(&now));
-    fprintf(out, "# cost matrix written by eco-characterize (libeco %s), %s\n",
-            PACKAGE_VERSION, date);
-    fprintf(out, "# HOST_A HOST_B SECONDS: one-way time, the minimum over %d samples of\n"
-                 "# %d round trips of %d bytes each; after '#' the median and dearest\n"
-                 "# sample and spread = (median - minimum) / minimum\n",
-            r->opt.trials, r->opt.rounds, r->opt.size);
-    fprintf(out, "# %d hosts, %ld of %ld pairs measured (%s)\n", r->n, r->measured, pairs,
-            r->sparse ? "sparse mode" : "all pairs");
-    for (int i = 0; i < r->n; i++)
-        if (strcmp(r->host[i].name, r->host[i].pvmhost) != 0)
-            fprintf(out, "# host %s on %s\n", r->host[i].name, r->host[i].pvmhost);
-        else
-            fprintf(out, "# host %s\n", r->host[i].name);
-    if (r->hops)
-        fprintf(out, "# hops=N: routers between the two hosts (TTL of UDP datagrams);\n"
-                     "# SECONDS '-': the pair's cost was not measured (sparse mode)\n");
-    for (int a = 0; a < r->n; a++)
-        for (int b = a + 1; b < r->n; b++) {
-            const ecoc_stat *st = &r->pair[(size_t)a * r->n + b];
-            int hops = r->hops ? r->hops[(size_t)a * r->n + b] : -1;
-            char h[32] = "";
-            if (hops >= 0)
-                snprintf(h, sizeof h, " hops=%d", hops);
-            if (st->n > 0)
-                fprintf(out, "%s %s %.6g%s # median %.6g max %.6g spread %.0f%%\n",
-                        r->host[a].name, r->host[b].name, st->min, h, st->median, st->max,
-                        100.0 * (st->median - st->min) / st->min);
-            else if (hops >= 0)
-                fprintf(out, "%s %s -%s\n", r->host[a].name, r->host[b].name, h);
-        }
-    fprint_degrees(r, out);
-    return ferror(out) ? -1 : 0;
-}
-
 /* ------------------------------------------------------------------ */
 /* Writing                                                             */
 /* ------------------------------------------------------------------ */
@@ -452,150 +385,25 @@ const char *ecoc_default_subnet_file(void)
     return path;
 }
 
-/* Is name a temporary file of a write of the file named base in the
- * same directory: BASE.tmp.XXXXXX (write_temp) or .BASE.XXXXXX
- * (eco_map_write), XXXXXX as mkstemp makes it? */
-static int is_temp_of(const char *name, const char *base)
-{
-    size_t b = strlen(base);
-    const char *x;
+/* The text of ecoc_write_atomic. */
+typedef struct text {
+    const char *s;
+    size_t len;
+} text;
 
-    if (strncmp(name, base, b) == 0 && strncmp(name + b, ".tmp.", 5) == 0)
-        x = name + b + 5;
-    else if (name[0] == '.' && strncmp(name + 1, base, b) == 0 && name[b + 1] == '.')
-        x = name + b + 2;
-    else
-        return 0;
-    if (strlen(x) != 6)
-        return 0;
-    for (int i = 0; i < 6; i++)
-        if (!isalnum((unsigned char)x[i]))
-            return 0;
-    return 1;
+static int print_text(FILE *out, const void *arg)
+{
+    const text *t = arg;
+
+    return fwrite(t->s, 1, t->len, out) == t->len ? ECO_OK : ECO_ERR_IO;
 }
 
-int ecoc_remove_stale_temps(const char *path)
+int ecoc_write_atomic(const char *path, const char *s, size_t len, char *err, size_t errlen)
 {
-    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-    char dir[4096];
-    struct dirent *e;
-    time_t now = time(NULL);
-    int removed = 0;
-    DIR *d;
+    text t = { s, len };
 
-    snprintf(dir, sizeof dir, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1,
-             slash ? path : ".");
-    if (!*base || !(d = opendir(dir)))
-        return 0;
-    while ((e = readdir(d))) {
-        struct stat st;
-        if (!is_temp_of(e->d_name, base) ||
-            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-            continue;
-        /* ours, a plain file, and too old to belong to a write in progress */
-        if (S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-            now - st.st_mtime >= ECOC_STALE_TEMP_AGE && unlinkat(dirfd(d), e->d_name, 0) == 0)
-            removed++;
-    }
-    closedir(d);
-    return removed;
-}
-
-/* Write to a temporary file next to path, PATH.tmp.XXXXXX; its name in
- * tmp. */
-static int write_temp(const char *path, const char *text, size_t len, char *tmp,
-                      size_t tmplen, char *err, size_t errlen)
-{
-    struct stat st;
-    int fd;
-    size_t off = 0;
-
-    ecoc_remove_stale_temps(path);
-    snprintf(tmp, tmplen, "%s.tmp.XXXXXX", path);
-    if ((fd = mkstemp(tmp)) < 0) {
-        snprintf(err, errlen, "%s: cannot create a temporary file: %s", path, strerror(errno));
-        return -1;
-    }
-    fchmod(fd, stat(path, &st) == 0 ? (st.st_mode & 07777) : 0644);
-    while (off < len) {
-        ssize_t w = write(fd, text + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
-    if (off < len || fsync(fd) != 0) {
-        snprintf(err, errlen, "%s: %s", tmp, strerror(errno ? errno : EIO));
-        close(fd);
-        unlink(tmp);
-        return -1;
-    }
-    if (close(fd) != 0) {
-        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
-
-int ecoc_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen)
-{
-    char tmp[4200];
-
-    if (write_temp(path, text, len, tmp, sizeof tmp, err, errlen) != 0)
-        return -1;
-    if (rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
-
-int ecoc_make_parent(const char *path, char *err, size_t errlen)
-{
-    char dir[4096];
-    char *slash;
-
-    snprintf(dir, sizeof dir, "%s", path);
-    if (!(slash = strrchr(dir, '/')) || slash == dir)
-        return 0;
-    *slash = '\0';
-    for (char *p = dir + 1; ; p++) {
-        if (*p == '/' || *p == '\0') {
-            char c = *p;
-            *p = '\0';
-            if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-                snprintf(err, errlen, "cannot create directory %s: %s", dir, strerror(errno));
-                return -1;
-            }
-            *p = c;
-            if (!c)
-                break;
-        }
-    }
-    return 0;
-}
-
-/* The matrix text in memory. */
-static char *matrix_text(const ecoc_result *r, size_t *len)
-{
-    char *text = NULL;
-    FILE *mem = open_memstream(&text, len);
-
-    if (!mem)
-        return NULL;
-    if (ecoc_fprint_matrix(r, mem) != 0) {
-        fclose(mem);
-        free(text);
-        return NULL;
-    }
-    if (fclose(mem) != 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
+    return ecoi_atomic_write(path, ECOI_ATOMIC_CLEAN | ECOI_ATOMIC_KEEP_MODE, 0644, print_text,
+                             &t, err, errlen) == ECO_OK ? 0 : -1;
 }
 
 /* Under blocked signals: the matrix to a temporary file, the subnet file
@@ -603,34 +411,33 @@ static char *matrix_text(const ecoc_result *r, size_t *len)
 static int commit_blocked(const ecoc_result *r, const char *subnet_path,
                           const char *matrix_path, char *err, size_t errlen)
 {
-    char tmp[4200] = "", why[1024] = "";
-    size_t len = 0;
-    char *text = NULL;
-    int rc;
+    char why[1024] = "";
+    ecoi_atomic matrix = { .fd = -1 }; /* nothing to abort without matrix_path */
+    FILE *out;
 
-    if (ecoc_make_parent(subnet_path, err, errlen) != 0)
+    if (ecoi_make_parent(subnet_path, err, errlen) != 0)
         return ECOC_NOWRITE;
     if (matrix_path) {
-        if (!(text = matrix_text(r, &len))) {
-            snprintf(err, errlen, "%s", eco_strerror(ECO_ERR_NOMEM));
+        if (ecoi_atomic_open(&matrix, matrix_path, ECOI_ATOMIC_CLEAN | ECOI_ATOMIC_KEEP_MODE,
+                             0644, err, errlen) != 0)
+            return ECOC_NOWRITE;
+        errno = 0;
+        if (!(out = ecoi_atomic_stream(&matrix)) || ecoc_fprint_matrix(r, out) != 0) {
+            snprintf(err, errlen, "%s: %s", matrix_path, strerror(errno ? errno : EIO));
+            ecoi_atomic_abort(&matrix);
             return ECOC_NOWRITE;
         }
-        rc = write_temp(matrix_path, text, len, tmp, sizeof tmp, err, errlen);
-        free(text);
-        if (rc != 0)
+        if (ecoi_atomic_sync(&matrix, err, errlen) != 0)
             return ECOC_NOWRITE;
     }
-    ecoc_remove_stale_temps(subnet_path);
+    ecoi_remove_stale_temps(subnet_path);
     if (eco_map_write(r->map, subnet_path, why, sizeof why) != ECO_OK) {
         snprintf(err, errlen, "%s", why[0] ? why : subnet_path);
-        if (tmp[0])
-            unlink(tmp);
+        ecoi_atomic_abort(&matrix);
         return ECOC_NOWRITE;
     }
-    if (tmp[0] && rename(tmp, matrix_path) != 0) {
-        snprintf(err, errlen, "%s: %s (the subnet file %s was written)", matrix_path,
-                 strerror(errno), subnet_path);
-        unlink(tmp);
+    if (matrix_path && ecoi_atomic_commit(&matrix, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s (the subnet file %s was written)", why, subnet_path);
         return ECOC_NOWRITE;
     }
     return ECOC_OK;
