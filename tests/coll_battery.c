@@ -240,6 +240,35 @@ static void t_reduce(run *r, int dt, size_t count, eco_op op, int root, int salt
     free(ref);
 }
 
+/* Reduce-to-all where the order of combining shows in the bits: sums of
+ * doubles of mixed magnitudes (inexact), and minima of +0.0 and -0.0
+ * (MIN keeps its left operand of two equal ones).  Whatever the order,
+ * every member must end with exactly rank 0's bits. */
+static void t_allreduce_agree(run *r, size_t count, eco_op op, int salt)
+{
+    size_t b = count * sizeof(double);
+    double *mine = xalloc(b), *out = xalloc(b), *zero = xalloc(b);
+    int rc, rc0;
+
+    for (size_t i = 0; i < count; i++) {
+        int k = (r->me * 37 + (int)i * 11 + salt) % 97;
+        if (op == ECO_MIN)
+            mine[i] = (k % 2 ? -1.0 : 1.0) * 0.0;
+        else
+            mine[i] = (k % 3 ? 1.0 : 1e9) / (3 + k % 7) * (k % 2 ? -1.0 : 1.0);
+    }
+    memset(out, 0x5A, b);
+    rc = eco_reduce(r->ctx, mine, out, (int)count, PVM_DOUBLE, op, ECO_ALL);
+    memcpy(zero, out, b);
+    rc0 = eco_bcast(r->ctx, zero, (int)count, PVM_DOUBLE, 0);
+    ecot_check(r->rep, rc == 0 && rc0 == 0 && memcmp(out, zero, b) == 0,
+               "reduce-to-all %s DOUBLE count %zu: rank %d has other bits than rank 0"
+               " (rc %d, %d)", opname(op), count, r->me, rc, rc0);
+    free(mine);
+    free(out);
+    free(zero);
+}
+
 /* Member q's matrices for the matmul scan: [[1, a], [b, 1]], a, b small. */
 static void mat_fill(int *m, size_t count, int q)
 {
@@ -393,6 +422,9 @@ int ecot_battery(eco_ctx *ctx, int depth, ecot_report *rep)
     for (int root = 0; root < r.n; root++)
         t_reduce(&r, PVM_INT, 9, ecot_xor, root, salt++);
     t_reduce(&r, PVM_INT, 9, ecot_xor, ECO_ALL, salt++);
+    t_allreduce_agree(&r, 7, ECO_SUM, salt++);
+    t_allreduce_agree(&r, 7, ECO_MIN, salt++);
+    t_allreduce_agree(&r, 1000, ECO_SUM, salt++);
     t_scan(&r, PVM_INT, 4, ecot_matmul, salt++);
     t_scan(&r, PVM_INT, 28, ecot_matmul, salt++);
     ecot_check(rep, eco_barrier(ctx) == 0, "barrier: rank %d", r.me);
