@@ -104,7 +104,7 @@ enum {
     ECOI_RUN_HIER,    /* gather-to-all: subnet trees, exchange among leaders */
     ECOI_RUN_CHAIN,   /* scan down a pipelined chain of ranks */
     ECOI_RUN_DIRECT,  /* all-to-all, pairwise */
-    ECOI_RUN_RDOUBLE  /* reduce-to-all, scan: whole vectors at distance 1, 2, 4... */
+    ECOI_RUN_RDOUBLE  /* reduce-to-all, scan: exchanges at distance 1, 2, 4, ... */
 };
 
 /* A tree's shape, level by level: among subnets, ECO's tree, a chain or a
@@ -279,7 +279,8 @@ static inline int ecoi_rd_position(int n, int num)
     return num < e ? 2 * num + 1 : num + e;
 }
 /* Reduce-to-all among the members in eco_ring's order, and the inclusive
- * scan in rank order (Hillis and Steele), by recursive doubling. */
+ * scan in rank order (the operands doubled, combined left to right), by
+ * recursive doubling. */
 int ecoi_rdouble_allreduce(eco_ctx *c, const void *mine, void *result, size_t count,
                            int datatype, eco_op op);
 int ecoi_rdouble_scan(eco_ctx *c, const void *mine, void *result, size_t count,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rdouble.c -- recursive doubling: reduce-to-all and scan in about
- * log2(n) rounds of whole vectors, for short vectors, where PVM's cost
- * per message and the number of rounds, not the bytes, set the time.
+ * log2(n) rounds, for short vectors, where PVM's cost per message and
+ * the number of rounds, not the bytes, set the time.
  *
  * Reduce-to-all ("rdouble").  The members take positions in eco_ring's
  * order, where each subnet's members, and inside it each host's, are
@@ -31,18 +31,23 @@
  * member ends with exactly the same result, as with the trees, though
  * every member computes it.
  *
- * Scan ("rdouble", Hillis and Steele).  In round d = 1, 2, 4, ... while
- * d < n, rank r sends its partial result, the ranks r - 2d + 1 .. r
- * combined, to rank r + d and combines the one from rank r - d on its
- * left: after the round it holds ranks r - 2d + 1 .. r (from 0 at most).
- * ceil(log2 n) rounds, n - d messages each; operands stay in rank order,
- * so only associativity is needed of the op.
+ * Scan ("rdouble").  Recursive doubling of the operands, not of partial
+ * results: in round d = 1, 2, 4, ... while d < n, rank r sends every
+ * vector it holds, those of ranks r - d + 1 .. r (from 0 at most), to
+ * rank r + d, and takes those of ranks r - 2d + 1 .. r - d from rank
+ * r - d.  After ceil(log2 n) rounds rank r holds the vectors of ranks 0
+ * to r and makes its prefix from left to right, x_0 op x_1 op ... op x_r
+ * grouped as the tree and chain scans group it, so the three give the
+ * same bits (Hillis and Steele's partial results would group
+ * (x_0 op x_1) op (x_2 op x_3), another rounding of float sums).  Rank r
+ * receives r vectors, in messages of 1, 2, 4, ... vectors: for the short
+ * vectors it is chosen for, the rounds cost, not the bytes.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "eco_coll.h"
 
-/* acc = in op acc: in holds the lower positions (or ranks). */
+/* acc = in op acc: in holds the lower positions. */
 static int combine_left(eco_op op, int datatype, char *acc, char *in, size_t count)
 {
     int rc = ecoi_op_apply(op, datatype, in, acc, count);
@@ -102,24 +107,31 @@ int ecoi_rdouble_allreduce(eco_ctx *c, const void *mine, void *result, size_t co
 int ecoi_rdouble_scan(eco_ctx *c, const void *mine, void *result, size_t count,
                       int datatype, eco_op op)
 {
+    const size_t unit = count * ecoi_type_size(datatype);
     const int n = c->n, me = c->rank, tag = ecoi_next_tag(c);
-    char *acc = result, *in = malloc(count * ecoi_type_size(datatype) + 1);
-    int rc = ECO_OK;
+    /* x: the vectors of ranks 0 .. me at their places; held: the last ones */
+    char *x = malloc((size_t)(me + 1) * unit + 1);
+    int held = 1, rc = ECO_OK;
 
-    if (!in)
+    if (!x)
         return ECO_ERR_NOMEM;
-    memcpy(acc, mine, count * ecoi_type_size(datatype));
-    /* Every round's message to r + d leaves before the one from r - d is
-     * combined: it carries the partial result of the round before. */
+    memcpy(x + (size_t)me * unit, mine, unit);
     for (int d = 1; d < n && rc == ECO_OK; d *= 2) {
+        const int src = me - d, lo = me - held + 1;
+        const int from = src < 0 ? 0 : src + 1 < d ? src + 1 : d;   /* what src holds */
         if (me + d < n)
-            rc = c->tp->send(c->tp, me + d, tag, acc, count, datatype);
-        if (rc == ECO_OK && me - d >= 0) {
-            rc = c->tp->recv(c->tp, me - d, tag, in, count, datatype, NULL, 0);
-            if (rc == ECO_OK)
-                rc = combine_left(op, datatype, acc, in, count);
+            rc = c->tp->send(c->tp, me + d, tag, x + (size_t)lo * unit,
+                             (size_t)held * count, datatype);
+        if (rc == ECO_OK && from > 0) {
+            rc = c->tp->recv(c->tp, src, tag, x + (size_t)(lo - from) * unit,
+                             (size_t)from * count, datatype, NULL, 0);
+            held += from;
         }
     }
-    free(in);
+    if (rc == ECO_OK)
+        memcpy(result, x, unit);
+    for (int q = 1; q <= me && rc == ECO_OK; q++)
+        rc = ecoi_op_apply(op, datatype, result, x + (size_t)q * unit, count);
+    free(x);
     return rc;
 }

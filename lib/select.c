@@ -29,9 +29,10 @@
  *                 reduce-scatter and gather-to-all among one leader per
  *                 subnet, the tree inside each subnet (broadcast);
  *   ring:         n - 1 steps, each as long as the ring's slowest edge;
- *   rdouble:      rounds of whole vectors (reduce-to-all: a fold, log2 p
- *                 exchanges, an unfold; scan: ceil(log2 n) shifts), each
- *                 as long as its slowest message and combine, or as its
+ *   rdouble:      rounds (reduce-to-all: a fold, log2 p exchanges of
+ *                 whole vectors, an unfold; scan: ceil(log2 n) rounds of
+ *                 1, 2, 4, ... vectors, then n - 1 combines), each as
+ *                 long as its slowest message and combine, or as its
  *                 busiest resource when the round's messages share one;
  *   direct:       each member's n - 1 sends, each subnet's shared link
  *                 carrying all its members' blocks out and in.
@@ -641,34 +642,39 @@ static double ring_time(const pm *p, const int *ring, double bytes)
     return (p->n - 1) * step;
 }
 
-/* One round of k messages from[i] -> to[i] of `bytes` each, all at once,
+/* One round of k messages from[i] -> to[i] of len[i] bytes, all at once,
  * combined on arrival when combine: as long as its slowest message or its
  * busiest resource (the messages that cross a subnet's shared link take
  * their turns on it), whichever is longer. */
-static double round_time(const pm *p, loads *l, const int *from, const int *to, int k,
-                         double bytes, int combine)
+static double round_time(const pm *p, loads *l, const int *from, const int *to,
+                         const double *len, int k, int combine)
 {
-    double lat = 0.0, g = combine ? bytes : 0.0;
+    double lat = 0.0;
 
     loads_clear(p, l);
     for (int i = 0; i < k; i++) {
-        loads_add(p, l, from[i], to[i], bytes, g);
-        lat = fmax(lat, msg(p, from[i], to[i], bytes) + g * GAMMA);
+        double g = combine ? len[i] : 0.0;
+        loads_add(p, l, from[i], to[i], len[i], g);
+        lat = fmax(lat, msg(p, from[i], to[i], len[i]) + g * GAMMA);
     }
     return k > 0 ? fmax(lat, loads_max(p, l)) : 0.0;
 }
 
-/* Recursive doubling (rdouble.c) among the members in ring order: the
- * folds into the next position, the exchanges at distance 1, 2, 4, ...
- * among the p numbered positions, the results back to the folded ones;
- * scan (ring NULL): rank r to r + d for d = 1, 2, 4, ... < n. */
+/* Recursive doubling (rdouble.c).  Reduce-to-all, among the members in
+ * ring order: the folds into the next position, the exchanges of whole
+ * vectors at distance 1, 2, 4, ... among the p numbered positions, the
+ * results back to the folded ones.  Scan (ring NULL): rank r sends rank
+ * r + d the min(d, r + 1) vectors it holds, for d = 1, 2, 4, ... < n;
+ * then rank n - 1 combines n vectors. */
 static double rdouble_time(const pm *p, const int *ring, double bytes, loads *l, int *rc)
 {
     const int n = p->n, pw = ecoi_rd_pow2(n);
-    int *from = malloc(2 * (size_t)n * sizeof *from), *to, k;
-    double tm = 0.0;
+    int *from = malloc(2 * (size_t)n * sizeof *from), *to = NULL, k;
+    double *len = malloc((size_t)n * sizeof *len), tm = 0.0;
 
-    if (!from) {
+    if (!from || !len) {
+        free(from);
+        free(len);
         *rc = ECO_ERR_NOMEM;
         return INFINITY;
     }
@@ -678,28 +684,32 @@ static double rdouble_time(const pm *p, const int *ring, double bytes, loads *l,
             for (k = 0; k + d < n; k++) {
                 from[k] = k;
                 to[k] = k + d;
+                len[k] = (k + 1 < d ? k + 1 : d) * bytes;
             }
-            tm += round_time(p, l, from, to, k, bytes, 1);
+            tm += round_time(p, l, from, to, len, k, 0);
         }
-        free(from);
-        return tm;
-    }
-    k = 0;
-    for (int pos = 0; pos + 1 < n; pos++)
-        if (ecoi_rd_number(n, pos) < 0) {
-            from[k] = ring[pos];
-            to[k++] = ring[pos + 1];
+        tm += (n - 1) * bytes * GAMMA;
+    } else {
+        k = 0;
+        for (int pos = 0; pos + 1 < n; pos++)
+            if (ecoi_rd_number(n, pos) < 0) {
+                from[k] = ring[pos];
+                to[k] = ring[pos + 1];
+                len[k++] = bytes;
+            }
+        /* the fold, and the unfold the other way */
+        tm += round_time(p, l, from, to, len, k, 1) + round_time(p, l, to, from, len, k, 0);
+        for (int d = 1; d < pw; d *= 2) {
+            for (k = 0; k < pw; k++) {
+                from[k] = ring[ecoi_rd_position(n, k)];
+                to[k] = ring[ecoi_rd_position(n, k ^ d)];
+                len[k] = bytes;
+            }
+            tm += round_time(p, l, from, to, len, k, 1);
         }
-    /* the fold, and the unfold the other way */
-    tm += round_time(p, l, from, to, k, bytes, 1) + round_time(p, l, to, from, k, bytes, 0);
-    for (int d = 1; d < pw; d *= 2) {
-        for (k = 0; k < pw; k++) {
-            from[k] = ring[ecoi_rd_position(n, k)];
-            to[k] = ring[ecoi_rd_position(n, k ^ d)];
-        }
-        tm += round_time(p, l, from, to, k, bytes, 1);
     }
     free(from);
+    free(len);
     return tm;
 }
 
