@@ -104,7 +104,8 @@ enum {
     ECOI_RUN_RING,    /* gather-to-all around eco_ring's ring */
     ECOI_RUN_HIER,    /* gather-to-all: subnet trees, exchange among leaders */
     ECOI_RUN_CHAIN,   /* scan down a pipelined chain of ranks */
-    ECOI_RUN_DIRECT   /* all-to-all, pairwise */
+    ECOI_RUN_DIRECT,  /* all-to-all, pairwise */
+    ECOI_RUN_RDOUBLE  /* reduce-to-all, scan: exchanges at distance 1, 2, 4, ... */
 };
 
 /* A tree's shape, level by level: among subnets, ECO's tree, a chain or a
@@ -253,6 +254,38 @@ int ecoi_ctx_forest(eco_ctx *c, const ecoi_plan *plan, eco_tree **forest, int **
                     int *nlead, int *me);
 /* eco_ring's order for n members on map. */
 int ecoi_ring_order(const eco_map *map, int n, const int *member_host, int *order);
+
+/* Recursive doubling (rdouble.c) among n positions: p, the largest power
+ * of two <= n, exchange at distance 1, 2, 4, ...; the first 2 (n - p)
+ * positions pair up (2i, 2i + 1) and 2i folds into 2i + 1.  A position's
+ * number among the p that exchange, -1 for a folding one; and back. */
+static inline int ecoi_rd_pow2(int n)
+{
+    int p = 1;
+
+    while (p <= n / 2)
+        p *= 2;
+    return p;
+}
+static inline int ecoi_rd_number(int n, int pos)
+{
+    int e = n - ecoi_rd_pow2(n);
+
+    return pos >= 2 * e ? pos - e : pos % 2 ? pos / 2 : -1;
+}
+static inline int ecoi_rd_position(int n, int num)
+{
+    int e = n - ecoi_rd_pow2(n);
+
+    return num < e ? 2 * num + 1 : num + e;
+}
+/* Reduce-to-all among the members in eco_ring's order, and the inclusive
+ * scan in rank order (the operands doubled, combined left to right), by
+ * recursive doubling. */
+int ecoi_rdouble_allreduce(eco_ctx *c, const void *mine, void *result, size_t count,
+                           int datatype, eco_op op);
+int ecoi_rdouble_scan(eco_ctx *c, const void *mine, void *result, size_t count,
+                      int datatype, eco_op op);
 
 /* Make a context over an agreed map; takes ownership of map and tp. */
 int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,

@@ -6,8 +6,10 @@
  * (acc = acc op child, children in tree order) and sends the result to its
  * parent.  Long vectors are cut into segments, so partial results stream
  * up the tree.  Reduce-to-all either reduces at rank 0 and broadcasts the
- * result down the same tree, or runs rsag (below): select.c chooses.  Ops must be associative and commutative: the tree
- * combines members in its own order, not in rank order.
+ * result down the same tree, or runs rsag (below), or recursive doubling
+ * (rdouble.c): select.c chooses.  Ops must be associative and
+ * commutative: the tree combines members in its own order, not in rank
+ * order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +150,9 @@ int eco_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                      (size_t)count * size, &plan);
     if (rc == ECO_OK && plan.run == ECOI_RUN_RSAG)
         return ecoi_end(ctx, rsag(ctx, &plan, sendbuf, recvbuf, (size_t)count, datatype, op));
+    if (rc == ECO_OK && plan.run == ECOI_RUN_RDOUBLE)
+        return ecoi_end(ctx, ecoi_rdouble_allreduce(ctx, sendbuf, recvbuf, (size_t)count,
+                                                    datatype, op));
     if (rc == ECO_OK)
         rc = ecoi_ctx_shape(ctx, top, plan.shape, &t);
     step = ecoi_plan_elems(&plan, (size_t)count, size);

@@ -14,8 +14,11 @@
  * Member r takes each segment of p_(r-1) from r-1, combines its own
  * segment and passes p_r on to r+1 at once, so segments stream down the
  * chain: about count * size / bandwidth + (n - 1) segment times, and no
- * member's link carries more than two vectors.  Only associativity is
- * needed of the op in both.
+ * member's link carries more than two vectors.
+ *
+ * Or recursive doubling in rank order (rdouble.c): ceil(log2 n) rounds of
+ * whole vectors, the fewest rounds when the cost per message dominates.
+ * Only associativity is needed of the op in all three.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +125,9 @@ int eco_scan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
     if (count == 0)
         return ecoi_end(ctx, ecoi_empty(ctx));
     rc = ecoi_select(ctx, ECOI_C_SCAN, 0, (size_t)count * size, &plan);
+    if (rc == ECO_OK && plan.run == ECOI_RUN_RDOUBLE)
+        return ecoi_end(ctx, ecoi_rdouble_scan(ctx, sendbuf, recvbuf, (size_t)count, datatype,
+                                               op));
     if (rc == ECO_OK && plan.run == ECOI_RUN_CHAIN)
         return ecoi_end(ctx, scan_chain(ctx, sendbuf, recvbuf, (size_t)count, datatype, op,
                                         ecoi_plan_elems(&plan, (size_t)count, size)));

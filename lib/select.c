@@ -29,6 +29,11 @@
  *                 reduce-scatter and gather-to-all among one leader per
  *                 subnet, the tree inside each subnet (broadcast);
  *   ring:         n - 1 steps, each as long as the ring's slowest edge;
+ *   rdouble:      rounds (reduce-to-all: a fold, log2 p exchanges of
+ *                 whole vectors, an unfold; scan: ceil(log2 n) rounds of
+ *                 1, 2, 4, ... vectors, then n - 1 combines), each as
+ *                 long as its slowest message and combine, or as its
+ *                 busiest resource when the round's messages share one;
  *   direct:       each member's n - 1 sends, each subnet's shared link
  *                 carrying all its members' blocks out and in.
  */
@@ -143,6 +148,7 @@ static const ecoi_algorithm algorithms[] = {
     { "rsag-k2",   ECOI_C_ALLREDUCE, ECOI_RUN_RSAG,  { ECOI_AMONG_TREE,  2,            2 }, 0 },
     { "rsag-sites", ECOI_C_ALLREDUCE, ECOI_RUN_RSAG, { ECOI_AMONG_TREE,  FILE_K,       FILE_K },
       ECOI_LEVEL_SITES },
+    { "rdouble",   ECOI_C_ALLREDUCE, ECOI_RUN_RDOUBLE, { ECOI_AMONG_TREE, FILE_K,      FILE_K }, 0 },
     { "star",      ECOI_C_GATHER,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "flat",      ECOI_C_GATHER,    ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "star",      ECOI_C_SCATTER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
@@ -157,6 +163,7 @@ static const ecoi_algorithm algorithms[] = {
     { "tree",      ECOI_C_SCAN,      ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "flat",      ECOI_C_SCAN,      ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "chain",     ECOI_C_SCAN,      ECOI_RUN_CHAIN, { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
+    { "rdouble",   ECOI_C_SCAN,      ECOI_RUN_RDOUBLE, { ECOI_AMONG_TREE, FILE_K,      FILE_K }, 0 },
     { "direct",    ECOI_C_ALLTOALL,  ECOI_RUN_DIRECT,{ ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
     { "hier",      ECOI_C_ALLTOALL,  ECOI_RUN_HIER,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "star",      ECOI_C_BARRIER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
@@ -655,6 +662,77 @@ static double ring_time(const pm *p, const int *ring, double bytes)
     return (p->n - 1) * step;
 }
 
+/* One round of k messages from[i] -> to[i] of len[i] bytes, all at once,
+ * combined on arrival when combine: as long as its slowest message or its
+ * busiest resource (the messages that cross a subnet's shared link take
+ * their turns on it), whichever is longer. */
+static double round_time(const pm *p, loads *l, const int *from, const int *to,
+                         const double *len, int k, int combine)
+{
+    double lat = 0.0;
+
+    loads_clear(p, l);
+    for (int i = 0; i < k; i++) {
+        double g = combine ? len[i] : 0.0;
+        loads_add(p, l, from[i], to[i], len[i], g);
+        lat = fmax(lat, msg(p, from[i], to[i], len[i]) + g * GAMMA);
+    }
+    return k > 0 ? fmax(lat, loads_max(p, l)) : 0.0;
+}
+
+/* Recursive doubling (rdouble.c).  Reduce-to-all, among the members in
+ * ring order: the folds into the next position, the exchanges of whole
+ * vectors at distance 1, 2, 4, ... among the p numbered positions, the
+ * results back to the folded ones.  Scan (ring NULL): rank r sends rank
+ * r + d the min(d, r + 1) vectors it holds, for d = 1, 2, 4, ... < n;
+ * then rank n - 1 combines n vectors. */
+static double rdouble_time(const pm *p, const int *ring, double bytes, loads *l, int *rc)
+{
+    const int n = p->n, pw = ecoi_rd_pow2(n);
+    int *from = malloc(2 * (size_t)n * sizeof *from), *to = NULL, k;
+    double *len = malloc((size_t)n * sizeof *len), tm = 0.0;
+
+    if (!from || !len) {
+        free(from);
+        free(len);
+        *rc = ECO_ERR_NOMEM;
+        return INFINITY;
+    }
+    to = from + n;
+    if (!ring) {
+        for (int d = 1; d < n; d *= 2) {
+            for (k = 0; k + d < n; k++) {
+                from[k] = k;
+                to[k] = k + d;
+                len[k] = (k + 1 < d ? k + 1 : d) * bytes;
+            }
+            tm += round_time(p, l, from, to, len, k, 0);
+        }
+        tm += (n - 1) * bytes * GAMMA;
+    } else {
+        k = 0;
+        for (int pos = 0; pos + 1 < n; pos++)
+            if (ecoi_rd_number(n, pos) < 0) {
+                from[k] = ring[pos];
+                to[k] = ring[pos + 1];
+                len[k++] = bytes;
+            }
+        /* the fold, and the unfold the other way */
+        tm += round_time(p, l, from, to, len, k, 1) + round_time(p, l, to, from, len, k, 0);
+        for (int d = 1; d < pw; d *= 2) {
+            for (k = 0; k < pw; k++) {
+                from[k] = ring[ecoi_rd_position(n, k)];
+                to[k] = ring[ecoi_rd_position(n, k ^ d)];
+                len[k] = bytes;
+            }
+            tm += round_time(p, l, from, to, len, k, 1);
+        }
+    }
+    free(from);
+    free(len);
+    return tm;
+}
+
 /* Every member sends every other its block: its own sends one after the
  * other, each host and shared link carrying its members' blocks. */
 static double direct_time(const pm *p, double bytes, loads *l)
@@ -748,11 +826,14 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
 
     *segment = 0;
     *rc = ECO_OK;
-    if (a->run == ECOI_RUN_RING || a->run == ECOI_RUN_CHAIN || a->run == ECOI_RUN_DIRECT) {
+    if (a->run == ECOI_RUN_RING || a->run == ECOI_RUN_CHAIN || a->run == ECOI_RUN_DIRECT ||
+        a->run == ECOI_RUN_RDOUBLE) {
         if (a->run == ECOI_RUN_DIRECT)
             return direct_time(p, bytes, l);
         if (a->run == ECOI_RUN_CHAIN)
             return rank_chain_time(p, bytes, forced, segment, l);
+        if (a->run == ECOI_RUN_RDOUBLE && a->coll == ECOI_C_SCAN)
+            return rdouble_time(p, NULL, bytes, l, rc);   /* in rank order */
         {
             int *ring = malloc((size_t)p->n * sizeof *ring);
             if (!ring || (*rc = ecoi_ring_order(p->map, p->n, p->mh, ring)) != ECO_OK) {
@@ -761,7 +842,8 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
                     *rc = ECO_ERR_NOMEM;
                 return INFINITY;
             }
-            tm = ring_time(p, ring, bytes);
+            tm = a->run == ECOI_RUN_RING ? ring_time(p, ring, bytes)
+                                         : rdouble_time(p, ring, bytes, l, rc);
             free(ring);
             return tm;
         }

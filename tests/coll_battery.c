@@ -259,6 +259,66 @@ static void t_reduce(run *r, int dt, size_t count, eco_op op, int root, int salt
     free(ref);
 }
 
+/* Doubles whose sums round differently in another order (mixed
+ * magnitudes), or for MIN, +0.0 and -0.0 (MIN keeps the left operand of
+ * two equal ones). */
+static void fill_rounding(double *x, size_t count, int rank, eco_op op, int salt)
+{
+    for (size_t i = 0; i < count; i++) {
+        int k = (rank * 37 + (int)i * 11 + salt) % 97;
+        if (op == ECO_MIN)
+            x[i] = (k % 2 ? -1.0 : 1.0) * 0.0;
+        else
+            x[i] = (k % 3 ? 1.0 : 1e9) / (3 + k % 7) * (k % 2 ? -1.0 : 1.0);
+    }
+}
+
+/* Reduce-to-all where the order of combining shows in the bits: whatever
+ * the order, every member must end with exactly rank 0's bits. */
+static void t_allreduce_agree(run *r, size_t count, eco_op op, int salt)
+{
+    size_t b = count * sizeof(double);
+    double *mine = xalloc(b), *out = xalloc(b), *zero = xalloc(b);
+    int rc, rc0;
+
+    fill_rounding(mine, count, r->me, op, salt);
+    memset(out, 0x5A, b);
+    rc = eco_reduce(r->ctx, mine, out, (int)count, PVM_DOUBLE, op, ECO_ALL);
+    memcpy(zero, out, b);
+    rc0 = eco_bcast(r->ctx, zero, (int)count, PVM_DOUBLE, 0);
+    ecot_check(r->rep, rc == 0 && rc0 == 0 && memcmp(out, zero, b) == 0,
+               "reduce-to-all %s DOUBLE count %zu: rank %d has other bits than rank 0"
+               " (rc %d, %d)", opname(op), count, r->me, rc, rc0);
+    free(mine);
+    free(out);
+    free(zero);
+}
+
+/* A scan where the grouping shows in the bits: every algorithm makes
+ * prefix[r] = prefix[r - 1] op x_r, so rank r must end with exactly the
+ * bits of that sum made here. */
+static void t_scan_grouping(run *r, size_t count, int salt)
+{
+    size_t b = count * sizeof(double);
+    double *mine = xalloc(b), *out = xalloc(b), *ref = xalloc(b);
+    int rc, num = (int)count, info = 0, d = PVM_DOUBLE;
+
+    fill_rounding(mine, count, r->me, ECO_SUM, salt);
+    memset(out, 0x3C, b);
+    rc = eco_scan(r->ctx, mine, out, (int)count, PVM_DOUBLE, ECO_SUM);
+    fill_rounding(ref, count, 0, ECO_SUM, salt);
+    for (int q = 1; q <= r->me; q++) {
+        fill_rounding(mine, count, q, ECO_SUM, salt);
+        ECO_SUM(&d, ref, mine, &num, &info);
+    }
+    ecot_check(r->rep, rc == 0 && memcmp(out, ref, b) == 0,
+               "scan SUM DOUBLE count %zu: rank %d has other bits than the sum in rank"
+               " order (rc %d)", count, r->me, rc);
+    free(mine);
+    free(out);
+    free(ref);
+}
+
 /* Member q's matrices for the matmul scan: [[1, a], [b, 1]], a, b small. */
 static void mat_fill(int *m, size_t count, int q)
 {
@@ -417,6 +477,10 @@ int ecot_battery(eco_ctx *ctx, int depth, ecot_report *rep)
     for (int root = 0; root < r.n; root++)
         t_reduce(&r, PVM_INT, 9, ecot_xor, root, salt++);
     t_reduce(&r, PVM_INT, 9, ecot_xor, ECO_ALL, salt++);
+    t_allreduce_agree(&r, 7, ECO_SUM, salt++);
+    t_allreduce_agree(&r, 7, ECO_MIN, salt++);
+    t_allreduce_agree(&r, 1000, ECO_SUM, salt++);
+    t_scan_grouping(&r, 7, salt++);
     t_scan(&r, PVM_INT, 4, ecot_matmul, salt++);
     t_scan(&r, PVM_INT, 28, ecot_matmul, salt++);
     ecot_check(rep, eco_barrier(ctx) == 0, "barrier: rank %d", r.me);

@@ -377,6 +377,10 @@ static void test_select_planted(void)
     CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_ALLREDUCE, 16000, NULL), "rsag");
     CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_ALLGATHER, 16000, NULL), "hier");
     CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_SCAN, 131072, NULL), "chain");
+    /* whole vectors in every round of recursive doubling: the subnets'
+     * links carry several at once in the last rounds */
+    CU_ASSERT_STRING_NOT_EQUAL(winner(m, &c, ECOI_C_ALLREDUCE, 131072, NULL), "rdouble");
+    CU_ASSERT_STRING_NOT_EQUAL(winner(m, &c, ECOI_C_SCAN, 131072, NULL), "rdouble");
     /* 8 bytes: one hop per subnet, no segments */
     CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_BCAST, 8, &seg), "tree");
     CU_ASSERT_EQUAL(seg, 0);
@@ -430,6 +434,11 @@ static void test_select_planted(void)
     CU_ASSERT_STRING_NOT_EQUAL(winner(m, &one, ECOI_C_ALLGATHER, 131072, NULL), "hier");
     winner(m, &one, ECOI_C_BCAST, 131072, &seg);
     CU_ASSERT(seg > 0);
+    /* 8 bytes: the cost per message is all; 3 rounds of recursive
+     * doubling against a reduce and a broadcast, or a gather and a
+     * scatter, or 7 steps down the chain */
+    CU_ASSERT_STRING_EQUAL(winner(m, &one, ECOI_C_ALLREDUCE, 8, NULL), "rdouble");
+    CU_ASSERT_STRING_EQUAL(winner(m, &one, ECOI_C_SCAN, 8, NULL), "rdouble");
     unplant(m);
     /* no model: the defaults from the file's costs give the same kinds */
     CU_ASSERT_STRING_NOT_EQUAL(winner(m, &one, ECOI_C_ALLREDUCE, 131072, NULL), "rsag");
@@ -493,28 +502,28 @@ static void test_every_algorithm(void)
         "bcast=chain,reduce=chain,allreduce=chain,allgather=ring,scan=chain",
         "bcast=tree-k2,reduce=tree-k2,allreduce=rsag,allgather=gather-bcast,scan=tree",
         "bcast=chain-k2,reduce=chain-k2,allreduce=rsag-k2,allgather=hier",
-        "bcast=tree,reduce=tree,allreduce=tree",
+        "bcast=tree,reduce=tree,allreduce=tree,gather=star,scatter=star,barrier=star",
         "gather=flat,scatter=flat,barrier=flat,scan=flat,allgather=flat-bcast",
         "allreduce=tree-k2,allgather=hier-k2,alltoall=hier", "allreduce=chain-k2",
         "allreduce=rsag-sites,allgather=hier-sites",
+        "allreduce=rdouble,scan=rdouble,alltoall=direct",
     };
+    char seen[256] = { 0 };
     config c;
 
-    /* every algorithm of the table is in the list (the defaults: star for
-     * gather, scatter and barrier, direct for alltoall, run elsewhere) */
+    /* the list above names every algorithm of the table */
+    for (size_t f = 0; f < sizeof forced / sizeof forced[0]; f++) {
+        int idx[ECOI_NCOLL];
+        CU_ASSERT_FATAL(ecoi_parse_forced(forced[f], idx, NULL, 0) == ECO_OK);
+        for (int k = 0; k < ECOI_NCOLL; k++)
+            if (idx[k] >= 0 && idx[k] < (int)sizeof seen)
+                seen[idx[k]] = 1;
+    }
     for (int i = 0; ecoi_algorithm_at(i); i++) {
-        const ecoi_algorithm *a = ecoi_algorithm_at(i);
-        char want[64];
-        int found = strcmp(a->name, "star") == 0 || strcmp(a->name, "direct") == 0;
-        snprintf(want, sizeof want, "%s=%s", ecoi_coll_name(a->coll), a->name);
-        for (size_t f = 0; f < sizeof forced / sizeof forced[0] && !found; f++) {
-            const char *at = strstr(forced[f], want);
-            size_t len = strlen(want);
-            found = at && (at == forced[f] || at[-1] == ',') && (at[len] == ',' || !at[len]);
-        }
-        if (!found)
-            fprintf(stderr, "not forced by test_every_algorithm: %s\n", want);
-        CU_ASSERT(found);
+        CU_ASSERT(i < (int)sizeof seen && seen[i]);
+        if (i >= (int)sizeof seen || !seen[i])
+            fprintf(stderr, "\n  %s=%s is never forced\n",
+                    ecoi_coll_name(ecoi_algorithm_at(i)->coll), ecoi_algorithm_at(i)->name);
     }
     for (size_t f = 0; f < sizeof forced / sizeof forced[0]; f++) {
         setenv("ECO_ALGORITHM", forced[f], 1);
@@ -523,6 +532,26 @@ static void test_every_algorithm(void)
         run_battery(&c, ECOT_QUICK);
         unsetenv("ECO_SEGMENT_SIZE");
         random_config(&c, 31 + (int)f, 7, 12);
+        run_battery(&c, ECOT_QUICK);
+    }
+    unsetenv("ECO_ALGORITHM");
+}
+
+/* Recursive doubling forced for every member count from 1 to 17 (powers
+ * of two and the folds of the others), members in random subnets and
+ * hosts, so that eco_ring's order, which pairs them, is not rank order. */
+static void test_rdouble_sizes(void)
+{
+    setenv("ECO_ALGORITHM", "allreduce=rdouble,scan=rdouble", 1);
+    for (int n = 1; n <= 17; n++) {   /* no rnd(): other tests' draws stay */
+        config c = { .n = n, .nsub = 1 + n % 4 };
+        c.nh = c.nsub + n / 2;
+        for (int h = 0; h < c.nh; h++)
+            c.host_subnet[h] = h < c.nsub ? h : (h * 5) % c.nsub;
+        for (int s = 0; s < c.nsub; s++)
+            c.degree[s] = 1 + s % 3;
+        for (int m = 0; m < n; m++)
+            c.member_host[m] = (m * 7 + 3) % c.nh;
         run_battery(&c, ECOT_QUICK);
     }
     unsetenv("ECO_ALGORITHM");
@@ -739,6 +768,7 @@ static const eco_test tests[] = {
     { "k-ary shapes over ranks", test_kary_shapes },
     { "chained subnets for long messages", test_chain_trees },
     { "every algorithm, forced by name", test_every_algorithm },
+    { "recursive doubling, 1 to 17 members", test_rdouble_sizes },
     { "selection on planted models", test_select_planted },
     { "forcing algorithms by name", test_select_forced },
     { "star, binary, kary3, chain patterns", test_patterns },

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rdouble.c -- recursive doubling: reduce-to-all and scan in about
+ * log2(n) rounds, for short vectors, where PVM's cost per message and
+ * the number of rounds, not the bytes, set the time.
+ *
+ * Reduce-to-all ("rdouble").  The members take positions in eco_ring's
+ * order, where each subnet's members, and inside it each host's, are
+ * contiguous.  With p the largest power of two <= n and e = n - p,
+ * positions 0, 2, ..., 2e - 2 first fold their vector into the next
+ * position and wait.  The other p, numbered 0 to p - 1 in position order
+ * (eco_coll.h: ecoi_rd_number), exchange their whole vectors with the
+ * number at distance 1, 2, 4, ... (number XOR distance) and combine.
+ * At the end each folded position takes the result from its partner.
+ *
+ *     n = 6, p = 4:   positions  0  1  2  3  4  5
+ *                     numbers    -  0  -  1  2  3
+ *     fold            0 -> 1, 2 -> 3
+ *     distance 1      0 <-> 1, 2 <-> 3     (positions 1 <-> 3, 4 <-> 5)
+ *     distance 2      0 <-> 2, 1 <-> 3     (positions 1 <-> 4, 3 <-> 5)
+ *     unfold          1 -> 0, 3 -> 2
+ *
+ * Neighbours in the ring pair first, so the first rounds stay inside a
+ * host or a subnet and only the last ones cross the slow links.
+ *
+ * Every pair combines the lower position's vector on the left.  After
+ * the round at distance d, the members of each aligned group of 2d
+ * numbers hold the same bits (the group's vectors combined in position
+ * order); the two halves of the next group start from the same two
+ * operands in the same order and make the same bits again.  So every
+ * member ends with exactly the same result, as with the trees, though
+ * every member computes it.
+ *
+ * Scan ("rdouble").  Recursive doubling of the operands, not of partial
+ * results: in round d = 1, 2, 4, ... while d < n, rank r sends every
+ * vector it holds, those of ranks r - d + 1 .. r (from 0 at most), to
+ * rank r + d, and takes those of ranks r - 2d + 1 .. r - d from rank
+ * r - d.  After ceil(log2 n) rounds rank r holds the vectors of ranks 0
+ * to r and makes its prefix from left to right, x_0 op x_1 op ... op x_r
+ * grouped as the tree and chain scans group it, so the three give the
+ * same bits (Hillis and Steele's partial results would group
+ * (x_0 op x_1) op (x_2 op x_3), another rounding of float sums).  Rank r
+ * receives r vectors, in messages of 1, 2, 4, ... vectors: for the short
+ * vectors it is chosen for, the rounds cost, not the bytes.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "eco_coll.h"
+
+/* acc = in op acc: in holds the lower positions. */
+static int combine_left(eco_op op, int datatype, char *acc, char *in, size_t count)
+{
+    int rc = ecoi_op_apply(op, datatype, in, acc, count);
+
+    if (rc == ECO_OK)
+        memcpy(acc, in, count * ecoi_type_size(datatype));
+    return rc;
+}
+
+int ecoi_rdouble_allreduce(eco_ctx *c, const void *mine, void *result, size_t count,
+                           int datatype, eco_op op)
+{
+    const int n = c->n, p = ecoi_rd_pow2(n);
+    const int fold = ecoi_next_tag(c), round = ecoi_next_tag(c), unfold = ecoi_next_tag(c);
+    const int *ring = NULL;
+    int pos = 0, num, partner, rc = ecoi_ctx_ring(c, &ring);
+    char *acc = result, *in = NULL;
+
+    if (rc != ECO_OK)
+        return rc;
+    while (ring[pos] != c->rank)
+        pos++;
+    num = ecoi_rd_number(n, pos);
+    partner = pos > 0 && ecoi_rd_number(n, pos - 1) < 0;   /* 2i + 1 of a fold */
+    memcpy(acc, mine, count * ecoi_type_size(datatype));
+    if (num < 0) {
+        /* folded: my vector to the next position, the result back from it */
+        rc = c->tp->send(c->tp, ring[pos + 1], fold, acc, count, datatype);
+        if (rc == ECO_OK)
+            rc = c->tp->recv(c->tp, ring[pos + 1], unfold, acc, count, datatype, NULL, 0);
+        return rc;
+    }
+    if (!(in = malloc(count * ecoi_type_size(datatype) + 1)))
+        return ECO_ERR_NOMEM;
+    /* the folded vector of the position before goes on the left */
+    if (partner) {
+        rc = c->tp->recv(c->tp, ring[pos - 1], fold, in, count, datatype, NULL, 0);
+        if (rc == ECO_OK)
+            rc = combine_left(op, datatype, acc, in, count);
+    }
+    for (int d = 1; d < p && rc == ECO_OK; d *= 2) {
+        int peer = ring[ecoi_rd_position(n, num ^ d)];
+        /* PVM buffers sends: both members send first, then receive */
+        rc = c->tp->send(c->tp, peer, round, acc, count, datatype);
+        if (rc == ECO_OK)
+            rc = c->tp->recv(c->tp, peer, round, in, count, datatype, NULL, 0);
+        if (rc == ECO_OK)
+            rc = (num ^ d) < num ? combine_left(op, datatype, acc, in, count)
+                                 : ecoi_op_apply(op, datatype, acc, in, count);
+    }
+    if (rc == ECO_OK && partner)
+        rc = c->tp->send(c->tp, ring[pos - 1], unfold, acc, count, datatype);
+    free(in);
+    return rc;
+}
+
+int ecoi_rdouble_scan(eco_ctx *c, const void *mine, void *result, size_t count,
+                      int datatype, eco_op op)
+{
+    const size_t unit = count * ecoi_type_size(datatype);
+    const int n = c->n, me = c->rank, tag = ecoi_next_tag(c);
+    /* x: the vectors of ranks 0 .. me at their places; held: the last ones */
+    char *x = malloc((size_t)(me + 1) * unit + 1);
+    int held = 1, rc = ECO_OK;
+
+    if (!x)
+        return ECO_ERR_NOMEM;
+    memcpy(x + (size_t)me * unit, mine, unit);
+    for (int d = 1; d < n && rc == ECO_OK; d *= 2) {
+        const int src = me - d, lo = me - held + 1;
+        const int from = src < 0 ? 0 : src + 1 < d ? src + 1 : d;   /* what src holds */
+        if (me + d < n)
+            rc = c->tp->send(c->tp, me + d, tag, x + (size_t)lo * unit,
+                             (size_t)held * count, datatype);
+        if (rc == ECO_OK && from > 0) {
+            rc = c->tp->recv(c->tp, src, tag, x + (size_t)(lo - from) * unit,
+                             (size_t)from * count, datatype, NULL, 0);
+            held += from;
+        }
+    }
+    if (rc == ECO_OK)
+        memcpy(result, x, unit);
+    for (int q = 1; q <= me && rc == ECO_OK; q++)
+        rc = ecoi_op_apply(op, datatype, result, x + (size_t)q * unit, count);
+    free(x);
+    return rc;
+}
