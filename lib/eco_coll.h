@@ -14,13 +14,13 @@
 #include <stddef.h>
 #include "eco.h"
 #include "eco_map_impl.h"
+#include "eco_compat_iface.h"  /* what lib/compat/ uses: ecoi_type_size, ... */
 
 /* ------------------------------------------------------------------ */
 /* Datatypes and ops                                                   */
 /* ------------------------------------------------------------------ */
 
-/* Size in bytes of one element of a PVM datatype, 0 when unsupported. */
-size_t ecoi_type_size(int datatype);
+/* ecoi_type_size: eco_compat_iface.h. */
 /* ECO_OK when op can be applied to datatype, else ECO_ERR_DATATYPE. */
 int ecoi_op_check(eco_op op, int datatype);
 /* acc = acc op in, count elements; ECO_OK or the op's error. */

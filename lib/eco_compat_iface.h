@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * eco_compat_iface.h -- private: everything of the library's insides that
+ * the PVM compatibility layer (lib/compat/) uses.  Not installed.
+ *
+ * The layer sees contexts, maps and trees through eco.h and this header
+ * only, never their structures: it includes neither eco_coll.h nor
+ * eco_map_impl.h.  The functions are ecoi_*: libeco.so does not export
+ * them; libecopvm.so and libecopvm-wrap.a take them from libecocore.
+ */
+#ifndef ECO_COMPAT_IFACE_H
+#define ECO_COMPAT_IFACE_H
+
+#include <stddef.h>
+#include "eco.h"
+
+/* The message context of the layer's broadcast traffic: below the range
+ * pvm_newcontext hands out, beside the library's own (eco_pvm.h). */
+#define ECOI_COMPAT_CONTEXT 0x3ec1
+
+/* Size in bytes of one element of a PVM datatype, 0 when unsupported. */
+size_t ecoi_type_size(int datatype);
+
+/* ------------------------------------------------------------------ */
+/* Maps and the subnet file                                            */
+/* ------------------------------------------------------------------ */
+
+/* Index of a host in a subnet file's map: the exact name, else the same
+ * name up to the first '.' on both sides; -1 when absent (or map NULL). */
+int ecoi_file_host(const eco_map *map, const char *name);
+
+/* eco_init's lookup of the subnet file (file, $ECO_SUBNET_FILE,
+ * ~/.eco/subnets, the system file); *map stays NULL when there is none. */
+int ecoi_load_subnet_file(const char *file, eco_map **map);
+
+#endif /* ECO_COMPAT_IFACE_H */
