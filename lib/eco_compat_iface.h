@@ -22,6 +22,19 @@
 size_t ecoi_type_size(int datatype);
 
 /* ------------------------------------------------------------------ */
+/* Per-call arguments of the collectives                               */
+/* ------------------------------------------------------------------ */
+
+/* The op takes whole vectors (a legacy PVM function): the call cuts its
+ * vector neither into pipelining segments nor into pieces per subnet.
+ * Every member must pass the same flags. */
+#define ECOI_CALL_WHOLE 1u
+
+/* eco_reduce with flags (ECOI_CALL_*; 0: eco_reduce itself). */
+int ecoi_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+                int datatype, eco_op op, int root, unsigned flags);
+
+/* ------------------------------------------------------------------ */
 /* Maps and the subnet file                                            */
 /* ------------------------------------------------------------------ */
 
