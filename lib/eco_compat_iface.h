@@ -35,6 +35,24 @@ int ecoi_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                 int datatype, eco_op op, int root, unsigned flags);
 
 /* ------------------------------------------------------------------ */
+/* Trees: a member's subtree in preorder                               */
+/* ------------------------------------------------------------------ */
+
+/* The members of a subtree, the subtree's root first, each subtree
+ * contiguous (the order scatter and gather ship blocks in).  Fields are
+ * the walk's own: read none. */
+typedef struct ecoi_subtree_walk {
+    const eco_tree *tree;
+    int next, end;
+} ecoi_subtree_walk;
+
+/* Start a walk of member m's subtree of tree; returns the number of its
+ * members (m included), or ECO_ERR_ARG. */
+int ecoi_subtree_begin(ecoi_subtree_walk *w, const eco_tree *tree, int m);
+/* The next member and the size of its own subtree: 1, or 0 at the end. */
+int ecoi_subtree_next(ecoi_subtree_walk *w, int *member, int *size);
+
+/* ------------------------------------------------------------------ */
 /* Maps and the subnet file                                            */
 /* ------------------------------------------------------------------ */
 
