@@ -56,6 +56,12 @@ int ecoi_subtree_next(ecoi_subtree_walk *w, int *member, int *size);
 /* Maps and the subnet file                                            */
 /* ------------------------------------------------------------------ */
 
+/* Put every host h of map into subnet[h] (0..nsubnets-1, none empty),
+ * with degree[s] the k of subnet s; the subnets are then renumbered in
+ * the order of their lowest host (degrees follow).  ECO_ERR_ARG for a bad
+ * numbering, ECO_ERR_NOMEM; the map's subnets are undefined then. */
+int ecoi_map_set_subnets(eco_map *map, int nsubnets, const int *subnet, const int *degree);
+
 /* Index of a host in a subnet file's map: the exact name, else the same
  * name up to the first '.' on both sides; -1 when absent (or map NULL). */
 int ecoi_file_host(const eco_map *map, const char *name);
