@@ -15,13 +15,13 @@
 #include <stdint.h>
 #include "eco.h"
 #include "eco_map_impl.h"
+#include "eco_compat_iface.h"  /* what lib/compat/ uses: ecoi_type_size, ... */
 
 /* ------------------------------------------------------------------ */
 /* Datatypes and ops                                                   */
 /* ------------------------------------------------------------------ */
 
-/* Size in bytes of one element of a PVM datatype, 0 when unsupported. */
-size_t ecoi_type_size(int datatype);
+/* ecoi_type_size: eco_compat_iface.h. */
 /* ECO_OK when op can be applied to datatype, else ECO_ERR_DATATYPE. */
 int ecoi_op_check(eco_op op, int datatype);
 /* acc = acc op in, count elements; ECO_OK or the op's error. */
@@ -174,6 +174,10 @@ int ecoi_predict(const eco_map *map, const ecoi_model *model, int n, const int *
                  ecoi_prediction *out, int max);
 /* The plan for a call: the least predicted time (or the forced one). */
 int ecoi_select(eco_ctx *c, int coll, int root, size_t bytes, ecoi_plan *plan);
+/* The same for a call with flags (ECOI_CALL_*, eco_compat_iface.h):
+ * ECOI_CALL_WHOLE plans no segments and no rsag, and is not kept. */
+int ecoi_select_flags(eco_ctx *c, int coll, int root, size_t bytes, unsigned flags,
+                      ecoi_plan *plan);
 /* The plan's segment in elements of `size` bytes: 1 to count. */
 size_t ecoi_plan_elems(const ecoi_plan *plan, size_t count, size_t size);
 
@@ -193,7 +197,6 @@ struct eco_ctx {
     int broken;            /* 0, or the error every later call returns */
     size_t segment;        /* a forced pipelining segment in bytes (0: none) */
     int segment_auto;      /* 1: the model picks the segment (select.c) */
-    int no_segments;       /* 1 during a call that must not cut its vector */
     int forced[ECOI_NCOLL];/* an algorithm forced by name, or -1 */
     ecoi_plan plans[ECOI_NCOLL][ECOI_SIZE_CLASSES]; /* choices made */
     int pattern_k;         /* 0: ECO's trees; else a k-ary tree over ranks */

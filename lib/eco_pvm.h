@@ -20,9 +20,8 @@
 /* The context in which eco_init's first message travels: below the range
  * pvm_newcontext hands out (host number << 18), so never one of those. */
 #define ECOI_BOOT_CONTEXT 0x3ec0
-/* The context of the PVM compatibility layer's broadcast traffic
- * (lib/compat/), from the same range. */
-#define ECOI_COMPAT_CONTEXT 0x3ec1
+/* 0x3ec1, from the same range: ECOI_COMPAT_CONTEXT (eco_compat_iface.h),
+ * the PVM compatibility layer's broadcast traffic. */
 /* The context of the control messages of every context of the process
  * (exit notices, aborts, acknowledgements), from the same range.  One
  * fixed context, read by every transport: a notice for a context that is
@@ -53,12 +52,6 @@ int ecoi_pvm_error(int pvm_status);
 /* An unpredictable 32-bit number (never 0). */
 unsigned ecoi_random32(void);
 
-/* Index of a host in a subnet file's map: the exact name, else the same
- * name up to the first '.' on both sides; -1 when absent (or map NULL). */
-int ecoi_file_host(const eco_map *map, const char *name);
-
-/* eco_init's lookup of the subnet file (file, $ECO_SUBNET_FILE,
- * ~/.eco/subnets, the system file); *map stays NULL when there is none. */
-int ecoi_load_subnet_file(const char *file, eco_map **map);
+/* ecoi_file_host, ecoi_load_subnet_file (lib/init.c): eco_compat_iface.h. */
 
 #endif

@@ -450,15 +450,9 @@ static int build_map(const boot *b, eco_map **out)
         for (int c = a + 1; c < b->nh && rc == ECO_OK; c++)
             if (b->cost[a * b->nh + c] > 0)
                 rc = eco_map_add_cost(m, b->names[a], b->names[c], b->cost[a * b->nh + c]);
+    if (rc == ECO_OK)
+        rc = ecoi_map_set_subnets(m, b->nsub, b->host_subnet, b->degree);
     if (rc == ECO_OK) {
-        free(m->degree);
-        m->degree = malloc((size_t)b->nsub * sizeof *m->degree);
-        rc = m->degree ? ECO_OK : ECO_ERR_NOMEM;
-    }
-    if (rc == ECO_OK) {
-        memcpy(m->degree, b->degree, (size_t)b->nsub * sizeof *m->degree);
-        memcpy(m->subnet, b->host_subnet, (size_t)b->nh * sizeof *m->subnet);
-        m->nsubnets = b->nsub;
         m->threshold = b->threshold;
         if (b->model && !(m->model = ecoi_model_copy(b->model)))
             rc = ECO_ERR_NOMEM;

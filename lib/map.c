@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "eco_map_impl.h"
+#include "eco_compat_iface.h"
 
 #define MIN_CAP 8
 
@@ -423,4 +424,23 @@ int ecoi_map_canonicalize_subnets(eco_map *m)
     m->degree = deg;
     free(newid);
     return ECO_OK;
+}
+
+/* Subnets given whole (eco_init's members, the compatibility layer). */
+int ecoi_map_set_subnets(eco_map *m, int nsubnets, const int *subnet, const int *degree)
+{
+    int *deg;
+
+    if (!m || nsubnets < 0 || (m->nhosts > 0 && !subnet) || (nsubnets > 0 && !degree))
+        return ECO_ERR_ARG;
+    if (!(deg = malloc(((size_t)nsubnets + 1) * sizeof *deg)))
+        return ECO_ERR_NOMEM;
+    if (nsubnets > 0)
+        memcpy(deg, degree, (size_t)nsubnets * sizeof *deg);
+    free(m->degree);
+    m->degree = deg;
+    if (m->nhosts > 0)
+        memcpy(m->subnet, subnet, (size_t)m->nhosts * sizeof *m->subnet);
+    m->nsubnets = nsubnets;
+    return ecoi_map_canonicalize_subnets(m);
 }

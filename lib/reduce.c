@@ -119,6 +119,12 @@ static int rsag(eco_ctx *c, const ecoi_plan *plan, const void *mine, void *resul
 int eco_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                int datatype, eco_op op, int root)
 {
+    return ecoi_reduce(ctx, sendbuf, recvbuf, count, datatype, op, root, 0);
+}
+
+int ecoi_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+                int datatype, eco_op op, int root, unsigned flags)
+{
     const eco_tree *t = NULL;
     const size_t size = ecoi_type_size(datatype);
     int rc = ecoi_check_rooted(ctx, sendbuf, count, datatype, root, 1);
@@ -146,8 +152,8 @@ int eco_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
     if (count == 0)
         return ecoi_end(ctx, ecoi_empty(ctx));
     top = root == ECO_ALL ? 0 : root;
-    rc = ecoi_select(ctx, root == ECO_ALL ? ECOI_C_ALLREDUCE : ECOI_C_REDUCE, top,
-                     (size_t)count * size, &plan);
+    rc = ecoi_select_flags(ctx, root == ECO_ALL ? ECOI_C_ALLREDUCE : ECOI_C_REDUCE, top,
+                           (size_t)count * size, flags, &plan);
     if (rc == ECO_OK && plan.run == ECOI_RUN_RSAG)
         return ecoi_end(ctx, rsag(ctx, &plan, sendbuf, recvbuf, (size_t)count, datatype, op));
     if (rc == ECO_OK && plan.run == ECOI_RUN_RDOUBLE)

@@ -1022,17 +1022,24 @@ int ecoi_parse_forced(const char *spec, int *forced, char *err, size_t errlen)
 
 int ecoi_select(eco_ctx *c, int coll, int root, size_t bytes, ecoi_plan *plan)
 {
+    return ecoi_select_flags(c, coll, root, bytes, 0, plan);
+}
+
+int ecoi_select_flags(eco_ctx *c, int coll, int root, size_t bytes, unsigned flags,
+                      ecoi_plan *plan)
+{
     ecoi_plan *slot = &c->plans[coll][size_class(bytes)];
     ecoi_prediction pr[16];
     long seg = c->segment_auto ? -1 : (long)c->segment;
+    const int whole = (flags & ECOI_CALL_WHOLE) != 0;
     int k, best = -1;
 
-    if (!c->no_segments && slot->algorithm >= 0 && slot->root == root &&
+    if (!whole && slot->algorithm >= 0 && slot->root == root &&
         slot->pattern_k == c->pattern_k) {
         *plan = *slot;
         return ECO_OK;
     }
-    if (c->no_segments)
+    if (whole)
         seg = 0;
     k = ecoi_predict(c->map, ctx_model(c), c->n, c->member_host, c,
                      coll, root, bytes, seg, pr, 16);
@@ -1044,7 +1051,7 @@ int ecoi_select(eco_ctx *c, int coll, int root, size_t bytes, ecoi_plan *plan)
      * among subnets. */
     for (int pass = 0; pass < 2 && best < 0; pass++)
         for (int i = 0; i < k; i++) {
-            if (c->no_segments && algorithms[pr[i].algorithm].run == ECOI_RUN_RSAG)
+            if (whole && algorithms[pr[i].algorithm].run == ECOI_RUN_RSAG)
                 continue;
             if (pass == 0 ? !c->pattern_k && pr[i].algorithm == c->forced[coll]
                           : best < 0 || pr[i].seconds < pr[best].seconds)
@@ -1060,7 +1067,7 @@ int ecoi_select(eco_ctx *c, int coll, int root, size_t bytes, ecoi_plan *plan)
     plan->shape = algorithms[plan->algorithm].shape;
     plan->run = algorithms[plan->algorithm].run;
     plan->level = algorithms[plan->algorithm].level;
-    if (!c->no_segments)
+    if (!whole)
         *slot = *plan;
     if (ecoi_log_enabled(ECO_LOG_TRACE))
         ecoi_log(ECO_LOG_TRACE, "%s of %zu bytes, root %d: %s, segment %zu, predicted %.3f ms",

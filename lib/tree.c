@@ -1014,6 +1014,29 @@ int eco_tree_depth(const eco_tree *tree)
     return tree ? tree->depth : ECO_ERR_ARG;
 }
 
+/* A subtree in preorder (eco_compat_iface.h): order[pos[m] .. + subtree[m]). */
+int ecoi_subtree_begin(ecoi_subtree_walk *w, const eco_tree *tree, int m)
+{
+    if (!w || !tree || m < 0 || m >= tree->n)
+        return ECO_ERR_ARG;
+    w->tree = tree;
+    w->next = tree->pos[m];
+    w->end = tree->pos[m] + tree->subtree[m];
+    return tree->subtree[m];
+}
+
+int ecoi_subtree_next(ecoi_subtree_walk *w, int *member, int *size)
+{
+    int v;
+
+    if (w->next >= w->end)
+        return 0;
+    v = w->tree->order[w->next++];
+    *member = v;
+    *size = w->tree->subtree[v];
+    return 1;
+}
+
 /* ------------------------------------------------------------------ */
 /* Topology-unaware shapes, for comparison (eco_set_pattern)           */
 /* ------------------------------------------------------------------ */

@@ -482,11 +482,10 @@ static void test_select_forced(void)
         CU_ASSERT_EQUAL(plan.run, ECOI_RUN_RING);
         /* a legacy user function's vector is never split among subnets */
         CU_ASSERT_EQUAL(eco_set_pattern(ctx, "allreduce=rsag"), ECO_OK);
-        ctx->no_segments = 1;
-        CU_ASSERT_EQUAL(ecoi_select(ctx, ECOI_C_ALLREDUCE, 0, 100000, &plan), ECO_OK);
+        CU_ASSERT_EQUAL(ecoi_select_flags(ctx, ECOI_C_ALLREDUCE, 0, 100000, ECOI_CALL_WHOLE,
+                                          &plan), ECO_OK);
         CU_ASSERT_NOT_EQUAL(plan.run, ECOI_RUN_RSAG);
         CU_ASSERT_EQUAL(plan.segment, 0);
-        ctx->no_segments = 0;
         CU_ASSERT_EQUAL(ecoi_select(ctx, ECOI_C_ALLREDUCE, 0, 100000, &plan), ECO_OK);
         CU_ASSERT_EQUAL(plan.run, ECOI_RUN_RSAG);
     }

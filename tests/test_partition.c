@@ -11,6 +11,7 @@
 
 #include "cunit_common.h"
 #include "eco.h"
+#include "eco_compat_iface.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
@@ -643,6 +644,33 @@ static void test_map_hops(void)
     eco_map_free(m);
 }
 
+/* Subnets given whole (eco_compat_iface.h): renumbered in the order of
+ * their lowest host, degrees following; bad numberings refused. */
+static void test_set_subnets(void)
+{
+    eco_map *m = eco_map_new();
+
+    CU_ASSERT_FATAL(m != NULL);
+    CU_ASSERT_FATAL(eco_map_add_host(m, "a") >= 0 && eco_map_add_host(m, "b") >= 0 &&
+                    eco_map_add_host(m, "c") >= 0);
+    CU_ASSERT_EQUAL(ecoi_map_set_subnets(m, 2, (const int[]){ 1, 0, 1 },
+                                         (const int[]){ 5, 3 }), ECO_OK);
+    CU_ASSERT_EQUAL(eco_map_nsubnets(m), 2);
+    CU_ASSERT_EQUAL(eco_map_subnet_of(m, 0), 0);
+    CU_ASSERT_EQUAL(eco_map_subnet_of(m, 1), 1);
+    CU_ASSERT_EQUAL(eco_map_subnet_of(m, 2), 0);
+    CU_ASSERT_EQUAL(eco_map_degree(m, 0), 3);
+    CU_ASSERT_EQUAL(eco_map_degree(m, 1), 5);
+    CU_ASSERT_EQUAL(ecoi_map_set_subnets(m, 2, (const int[]){ 0, 2, 0 },
+                                         (const int[]){ 2, 2 }), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(ecoi_map_set_subnets(m, 2, (const int[]){ 0, 0, 0 },
+                                         (const int[]){ 2, 2 }), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(ecoi_map_set_subnets(m, 1, NULL, (const int[]){ 2 }), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(ecoi_map_set_subnets(NULL, 1, (const int[]){ 0 }, (const int[]){ 2 }),
+                    ECO_ERR_ARG);
+    eco_map_free(m);
+}
+
 static const eco_test tests[] = {
     {"map: fresh", test_map_fresh},
     {"map: hosts sorted, names checked", test_map_hosts_sorted},
@@ -665,6 +693,7 @@ static const eco_test tests[] = {
     {"degree kept for the same hosts", test_degree_kept_for_same_hosts},
     {"host added after partitioning", test_add_host_after_partition},
     {"map: hops", test_map_hops},
+    {"map: subnets given whole", test_set_subnets},
     {"slow hosts placed by hops", test_slow_hosts_placed_by_hops},
     {"one slow host alone placed by hops", test_one_slow_host_alone},
     {"hops ambiguous or missing place nothing", test_hops_ambiguous_or_missing},

@@ -19,6 +19,7 @@
 #include "cunit_common.h"
 #include "eco.h"
 #include "eco_map_impl.h"
+#include "eco_compat_iface.h"
 
 /* ------------------------------------------------------------------ */
 /* Fixed-seed PRNG and hand-made maps                                  */
@@ -947,6 +948,54 @@ static void test_bad_arguments(void)
     free_map(m);
 }
 
+/* The compatibility layer's view of a tree (eco_compat_iface.h): every
+ * member's subtree in preorder, the member first, each subtree
+ * contiguous, with the sizes the parents give. */
+static void test_subtree_walk(void)
+{
+    enum { N = 23 };
+    int mh[N], size[N];
+    eco_tree *t = NULL;
+    ecoi_subtree_walk w;
+
+    for (int i = 0; i < N; i++)
+        mh[i] = i % 5;
+    CU_ASSERT_FATAL(eco_tree_build(NULL, N, mh, 7, &t) == ECO_OK);
+    /* subtree sizes from the parents alone */
+    for (int v = 0; v < N; v++)
+        size[v] = 0;
+    for (int v = 0; v < N; v++)
+        for (int a = v; a >= 0; a = eco_tree_parent(t, a))
+            size[a]++;
+    CU_ASSERT_EQUAL(size[7], N);
+    for (int m = 0; m < N; m++) {
+        int seq[N], sz[N], k = 0, v, s;
+        CU_ASSERT_EQUAL_FATAL(ecoi_subtree_begin(&w, t, m), size[m]);
+        while (ecoi_subtree_next(&w, &v, &s)) {
+            CU_ASSERT_FATAL(k < size[m]);
+            seq[k] = v;
+            sz[k++] = s;
+        }
+        CU_ASSERT_EQUAL(k, size[m]);
+        CU_ASSERT_EQUAL(ecoi_subtree_next(&w, &v, &s), 0);
+        CU_ASSERT_EQUAL(seq[0], m);
+        for (int i = 0; i < k; i++) {
+            CU_ASSERT_EQUAL(sz[i], size[seq[i]]);
+            /* the next sz[i] - 1 members descend from seq[i] */
+            for (int j = i + 1; j < i + sz[i] && j < k; j++) {
+                int a = seq[j];
+                while (a >= 0 && a != seq[i])
+                    a = eco_tree_parent(t, a);
+                CU_ASSERT_EQUAL(a, seq[i]);
+            }
+        }
+    }
+    CU_ASSERT_EQUAL(ecoi_subtree_begin(&w, t, N), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(ecoi_subtree_begin(&w, t, -1), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(ecoi_subtree_begin(&w, NULL, 0), ECO_ERR_ARG);
+    eco_tree_free(&t);
+}
+
 static const eco_test tree_tests[] = {
     { "bad arguments", test_bad_arguments },
     { "figure 1 of the paper", test_figure1 },
@@ -957,6 +1006,7 @@ static const eco_test tree_tests[] = {
     { "star of segments", test_star_fanout },
     { "generated configurations, every root", test_generated_all_roots },
     { "10,000 members", test_large },
+    { "subtree walk (compatibility layer)", test_subtree_walk },
     { NULL, NULL }
 };
 

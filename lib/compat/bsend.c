@@ -264,22 +264,24 @@ static const eco_tree *tree_for(int n, const int *tids, const char **why)
 /* pvm_bcast                                                           */
 /* ------------------------------------------------------------------ */
 
-/* Pack HDR for member m's subtree (preorder positions pos[m]..). */
+/* Pack HDR for member m's subtree (in preorder, m first). */
 static int pack_header(const eco_tree *t, const int *tids, const unsigned *seq,
                        const int *flags, int m, int tag, int ctx)
 {
-    int head[6], rc = 0;
+    ecoi_subtree_walk w;
+    int head[6], rc = 0, v, size;
 
     head[0] = HDR_MAGIC;
     head[1] = HDR_VERSION;
     head[2] = tids[0];
     head[3] = tag;
     head[4] = ctx;
-    head[5] = t->subtree[m];
+    head[5] = ecoi_subtree_begin(&w, t, m);
+    if (head[5] < 1)
+        return -1;
     rc |= pvm_pkint(head, 6, 1);
-    for (int i = t->pos[m]; i < t->pos[m] + t->subtree[m]; i++) {
-        int v = t->order[i];
-        int e[4] = { tids[v], t->subtree[v], (int)seq[v], flags[v] };
+    while (ecoi_subtree_next(&w, &v, &size)) {
+        int e[4] = { tids[v], size, (int)seq[v], flags[v] };
         rc |= pvm_pkint(e, 4, 1);
     }
     return rc < 0 ? -1 : 0;
@@ -332,7 +334,7 @@ static int tree_bcast(const eco_tree *t, int n, const int *members, int tag)
             return PvmNoMem;
         }
         seq[m] = ++d->out;
-        flags[m] = t->parent[m] == 0 ? FLAG_DIRECT : (d->dirty ? FLAG_NEEDMARK : 0);
+        flags[m] = eco_tree_parent(t, m) == 0 ? FLAG_DIRECT : (d->dirty ? FLAG_NEEDMARK : 0);
     }
     rc = send_tree(t, members, seq, flags, tag, pvm_getcontext());
     for (int m = 1; m < n && rc >= 0; m++) {

@@ -213,10 +213,8 @@ static int reduce_tree(eco_ctx *ctx, const view *v, ecopvm_op_fn func, void *dat
     }
     /* PVM hands a user function whole vectors: no segments then (every
      * member decides alike, the function being PVM's or not). */
-    ctx->no_segments = !ecopvm_pvm_builtin(func);
-    rc = eco_reduce(ctx, mine, v->me == v->root ? data : NULL, count, datatype,
-                    (eco_op)func, v->root);
-    ctx->no_segments = 0;
+    rc = ecoi_reduce(ctx, mine, v->me == v->root ? data : NULL, count, datatype,
+                     (eco_op)func, v->root, ecopvm_pvm_builtin(func) ? 0 : ECOI_CALL_WHOLE);
     if (mine != data)
         free(mine);
     return rc;

@@ -26,8 +26,9 @@
 #include <stddef.h>
 #include <sys/time.h>
 #include <pvm3.h>
-#include "eco_coll.h"
-#include "eco_pvm.h"
+/* Of the library's insides, only what eco_compat_iface.h gives: no
+ * structure of a context, map or tree (and eco_log.h, its messages). */
+#include "eco_compat_iface.h"
 
 typedef int (*ecopvm_match_fn)(int mid, int tid, int tag);
 typedef void (*ecopvm_op_fn)(int *, void *, void *, int *, int *);

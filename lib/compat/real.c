@@ -264,11 +264,13 @@ static int set_subnets(eco_map *m)
 {
     int nh = eco_map_nhosts(m), nfs = file_map ? eco_map_nsubnets(file_map) : 0;
     int *seen = malloc(((size_t)nfs + 1) * sizeof *seen), nsub = 0, rc;
+    int *subnet = malloc(((size_t)nh + 1) * sizeof *subnet);
+    int *degree = malloc(((size_t)nh + 1) * sizeof *degree);
 
-    free(m->degree);
-    m->degree = malloc(((size_t)nh + 1) * sizeof *m->degree);
-    if (!seen || !m->degree) {
+    if (!seen || !subnet || !degree) {
         free(seen);
+        free(subnet);
+        free(degree);
         return ECO_ERR_NOMEM;
     }
     for (int s = 0; s < nfs; s++)
@@ -277,17 +279,18 @@ static int set_subnets(eco_map *m)
         int fh = ecoi_file_host(file_map, eco_map_host(m, h));
         int fs = fh >= 0 ? eco_map_subnet_of(file_map, fh) : -1;
         if (fs >= 0 && seen[fs] >= 0) {
-            m->subnet[h] = seen[fs];
+            subnet[h] = seen[fs];
             continue;
         }
-        m->degree[nsub] = fs >= 0 ? eco_map_degree(file_map, fs) : ECO_DEFAULT_DEGREE;
+        degree[nsub] = fs >= 0 ? eco_map_degree(file_map, fs) : ECO_DEFAULT_DEGREE;
         if (fs >= 0)
             seen[fs] = nsub;
-        m->subnet[h] = nsub++;
+        subnet[h] = nsub++;
     }
-    m->nsubnets = nsub;
+    rc = ecoi_map_set_subnets(m, nsub, subnet, degree);
     free(seen);
-    rc = ecoi_map_canonicalize_subnets(m);
+    free(subnet);
+    free(degree);
     return rc < 0 ? rc : ECO_OK;
 }
 
