@@ -201,23 +201,12 @@ static const char *reduce_refusal(ecopvm_op_fn func, int datatype)
 static int reduce_tree(eco_ctx *ctx, const view *v, ecopvm_op_fn func, void *data,
                        int count, int datatype)
 {
-    size_t bytes = (size_t)count * ecoi_type_size(datatype);
-    void *mine = data;
-    int rc;
-
-    /* The root's data is both input and result: reduce from a copy. */
-    if (v->me == v->root) {
-        if (!(mine = malloc(bytes)))
-            return ECO_ERR_NOMEM;
-        memcpy(mine, data, bytes);
-    }
-    /* PVM hands a user function whole vectors: no segments then (every
-     * member decides alike, the function being PVM's or not). */
-    rc = ecoi_reduce(ctx, mine, v->me == v->root ? data : NULL, count, datatype,
-                     (eco_op)func, v->root, ecopvm_pvm_builtin(func) ? 0 : ECOI_CALL_WHOLE);
-    if (mine != data)
-        free(mine);
-    return rc;
+    /* The root's data is both input and result: in place.  PVM hands a
+     * user function whole vectors: no segments then (every member decides
+     * alike, the function being PVM's or not). */
+    return ecoi_reduce(ctx, v->me == v->root ? ECO_IN_PLACE : data,
+                       v->me == v->root ? data : NULL, count, datatype, (eco_op)func,
+                       v->root, ecopvm_pvm_builtin(func) ? 0 : ECOI_CALL_WHOLE);
 }
 
 int ECOPVM_API(pvm_reduce)(ecopvm_op_fn func, void *data, int count, int datatype,
