@@ -72,7 +72,8 @@ int ecoi_rdouble_allreduce(eco_ctx *c, const void *mine, void *result, size_t co
         pos++;
     num = ecoi_rd_number(n, pos);
     partner = pos > 0 && ecoi_rd_number(n, pos - 1) < 0;   /* 2i + 1 of a fold */
-    memcpy(acc, mine, count * ecoi_type_size(datatype));
+    if (acc != mine)                 /* else in place */
+        memcpy(acc, mine, count * ecoi_type_size(datatype));
     if (num < 0) {
         /* folded: my vector to the next position, the result back from it */
         rc = c->tp->send(c->tp, ring[pos + 1], fold, acc, count, datatype);
