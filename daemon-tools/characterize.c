@@ -40,7 +40,13 @@
  *        cost that implies (time / both streams' bytes) is at least
  *        twice the inside of s (else it is the hosts' CPUs), the
  *        subnet's hosts share a link: uplink[s] is that cost (the
- *        smaller of the directions found shared: load only slows).
+ *        smaller of the directions found shared: load only slows);
+ *      - every host busy (2+ hosts): every probe streams
+ *        ECOC_MODEL_BUSY small messages to the next host's at once (a
+ *        ring: each sends and receives), ECOC_MODEL_REPEATS rounds; busy
+ *        is the median round's slowest stream per message: what a
+ *        message costs at the least while every member of a collective
+ *        sends (lib/select.c's floor; its default when not measured).
  *   6. For each subnet of >= 3 hosts, k = 1 .. min(4, hosts - 1): the
  *      subnet's probes run eco_init with a subnet file holding only their
  *      hosts as one subnet of degree k, then `degree_trials` broadcasts of
@@ -838,12 +844,14 @@ static int measure_task(master *m, ecoi_model *mo)
     return ECOC_OK;
 }
 
-/* Streams from probe from[i] to probe to[i], i < k (1 or 2), started
- * together: each one's seconds in t[i]. */
-static int streams(master *m, const int *from, const int *to, int k, double *t)
+/* Streams of count messages of size bytes from the probe of host
+ * from[i] to that of host to[i], i < k, started together: each one's
+ * seconds in t[i]. */
+static int streams(master *m, const int *from, const int *to, int k, int size, int count,
+                   double *t)
 {
     const ecoc_result *r = m->r;
-    int cmd = ECOC_CMD_STREAM, count = ECOC_MODEL_STREAM, size = r->model.big;
+    int cmd = ECOC_CMD_STREAM;
     char what[600];
 
     for (int i = 0; i < k; i++) {
@@ -915,9 +923,11 @@ static int one_direction(master *m, int s, const int *from, const int *to, int d
         return rc;
     for (int rep = 0; rep < ECOC_MODEL_REPEATS && rc == ECOC_OK; rep++) {
         for (int i = 0; i < 2 && rc == ECOC_OK; i++)
-            if ((rc = streams(m, &from[i], &to[i], 1, t)) == ECOC_OK && t[0] < alone[i])
+            if ((rc = streams(m, &from[i], &to[i], 1, m->r->model.big, ECOC_MODEL_STREAM,
+                              t)) == ECOC_OK && t[0] < alone[i])
                 alone[i] = t[0];
-        if (rc == ECOC_OK && (rc = streams(m, from, to, 2, t)) == ECOC_OK)
+        if (rc == ECOC_OK &&
+            (rc = streams(m, from, to, 2, m->r->model.big, ECOC_MODEL_STREAM, t)) == ECOC_OK)
             all[rep] = t[0] > t[1] ? t[0] : t[1];
     }
     if (rc == ECOC_OK) {
@@ -968,6 +978,54 @@ static int measure_uplink(master *m, int s, int **mem, const int *cnt, ecoi_mode
     return ECOC_OK;
 }
 
+/* Every probe busy: each host's probe streams ECOC_MODEL_BUSY messages
+ * of ECOC_MODEL_SMALL bytes to the next host's (the last to the first),
+ * all at once, so that every probe sends and receives, as every member
+ * does in a collective; ECOC_MODEL_REPEATS rounds.  A round's cost per
+ * message is its slowest stream's time over its messages (the end mark's
+ * round trip included: a little high, which only costs pipelining);
+ * mo->busy is the median round's (one delayed start does not decide).
+ * Fewer than 2 hosts: nothing to measure, busy stays 0 (the default). */
+static int measure_busy(master *m, ecoi_model *mo)
+{
+    ecoc_result *r = m->r;
+    int n = r->n, rc = ECOC_OK, *from, *to;
+    double *t, all[ECOC_MODEL_REPEATS];
+    ecoc_stat st;
+
+    if (n < 2)
+        return ECOC_OK;
+    from = malloc((size_t)n * sizeof *from);
+    to = malloc((size_t)n * sizeof *to);
+    t = malloc((size_t)n * sizeof *t);
+    if (!from || !to || !t)
+        rc = fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    for (int i = 0; rc == ECOC_OK && i < n; i++) {
+        from[i] = i;
+        to[i] = (i + 1) % n;
+    }
+    if (rc == ECOC_OK)
+        rc = model_step(m, "model: every host busy");
+    for (int rep = 0; rep < ECOC_MODEL_REPEATS && rc == ECOC_OK; rep++) {
+        double slowest = 0.0;
+        if ((rc = streams(m, from, to, n, ECOC_MODEL_SMALL, ECOC_MODEL_BUSY, t)) != ECOC_OK)
+            break;
+        for (int i = 0; i < n; i++)
+            slowest = t[i] > slowest ? t[i] : slowest;
+        all[rep] = slowest / ECOC_MODEL_BUSY;
+    }
+    if (rc == ECOC_OK) {
+        ecoc_stat_of(all, ECOC_MODEL_REPEATS, &st);
+        mo->busy = st.median;
+        r->model.busy = st;
+        model_done(m);
+    }
+    free(from);
+    free(to);
+    free(t);
+    return rc;
+}
+
 /* Subnet s's members as indexes into r->host: mem[s][0 .. cnt[s]-1]. */
 static int *subnet_members(const master *m, int s, int *n);
 
@@ -995,6 +1053,7 @@ static int measure_model(master *m)
     r->model.big = m->o->size > 4 * ECOC_MODEL_SMALL ? m->o->size : 16384;
     for (int s = 0; s < ns; s++)
         steps += ns - s - (cnt[s] < 2) + (cnt[s] >= 2 && ns > 1) * 2;
+    steps += r->n >= 2; /* every host busy */
     m->home = -1; /* this program's subnet: the host of its pvmd */
     for (int i = 0; i < r->n; i++)
         if (m->dtid[i] == pvm_tidtohost(pvm_mytid()))
@@ -1025,6 +1084,8 @@ static int measure_model(master *m)
         mo->task = best_in ? *best_in : *best;
     for (int s = 0; s < ns && rc == ECOC_OK; s++)
         rc = measure_uplink(m, s, mem, cnt, mo);
+    if (rc == ECOC_OK)
+        rc = measure_busy(m, mo);
     if (rc == ECOC_OK && !ecoi_model_valid(mo))
         rc = fail(m, ECOC_FAILED, "the measured cost model is not valid");
     if (rc == ECOC_OK) {

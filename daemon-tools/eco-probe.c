@@ -82,7 +82,51 @@ static void reply_ints(int master, int status, const int *v, int nv)
     pvm_send(master, ECOC_TAG_RESULT);
 }
 
-/* One round trip with the peer; 0 or -1. */
+/* Another probe's message that any wait serves: an ECHO is answered,
+ * stream data dropped, a stream's end acknowledged.  1 when it was one. */
+static int serve_peer(int tag, int src)
+{
+    if (tag == ECOC_TAG_ECHO)
+        echo(src);
+    else if (tag == ECOC_TAG_SINK_END) {
+        pvm_initsend(PvmDataDefault);
+        pvm_send(src, ECOC_TAG_SINK_ACK);
+    } else if (tag != ECOC_TAG_SINK)
+        return 0;
+    return 1;
+}
+
+/* Wait for tag from peer, serving the other probes meanwhile: in the
+ * round with every probe busy (ECOC_CMD_STREAM on every host at once)
+ * each probe streams to the next host while the previous one streams to
+ * it, and a ring of probes each waiting on its own peer alone would wait
+ * forever.  The caller's send buffer is kept.  0, or -1: the daemon or
+ * the master is gone. */
+static int await_peer(int peer, int tag)
+{
+    int keep = pvm_setsbuf(0), cur, rc = -1;
+
+    for (;;) {
+        int bid = pvm_recv(-1, -1), bytes, t, src;
+        if (bid < 0)
+            break;
+        pvm_bufinfo(bid, &bytes, &t, &src);
+        if (t == tag && src == peer) {
+            rc = 0;
+            break;
+        }
+        if (t == ECOC_TAG_PARENT_GONE)
+            break;
+        (void)serve_peer(t, src); /* nothing else comes while streams run */
+    }
+    cur = pvm_setsbuf(keep > 0 ? keep : 0);
+    if (cur > 0 && cur != keep)
+        pvm_freebuf(cur);
+    return rc;
+}
+
+/* One round trip with the peer; 0 or -1.  (The pings' own: nothing else
+ * is measured at the same time, and the wait stays the plain one.) */
 static int round_trip(int peer)
 {
     int bid;
@@ -143,8 +187,7 @@ static int wait_go(int master)
             return 0;
         if (tag == ECOC_TAG_PARENT_GONE)
             return -1;
-        if (tag == ECOC_TAG_ECHO)
-            echo(src);
+        (void)serve_peer(tag, src); /* a stream that started first */
     }
 }
 
@@ -155,7 +198,7 @@ static int wait_go(int master)
  * its GO. */
 static void do_stream(int master)
 {
-    int peer = 0, size = 0, count = 0, status, sb, old, bid;
+    int peer = 0, size = 0, count = 0, status, sb, old;
     char *data = NULL;
     double t = 0.0, t0;
 
@@ -167,8 +210,9 @@ static void do_stream(int master)
         reply(master, -1, NULL, 0);
         return;
     }
+    /* connect the direct route; the peer may be connecting its own */
     pvm_initsend(PvmDataDefault);
-    status = round_trip(peer); /* connect the direct route */
+    status = pvm_send(peer, ECOC_TAG_ECHO) < 0 ? -1 : await_peer(peer, ECOC_TAG_ECHO_BACK);
     reply(master, status, NULL, 0); /* ready, or not */
     if (status != 0) {
         free(data);
@@ -192,8 +236,8 @@ static void do_stream(int master)
         pvm_initsend(PvmDataDefault);
         if (status == 0 && pvm_send(peer, ECOC_TAG_SINK_END) < 0)
             status = -1;
-        if (status == 0 && (bid = pvm_recv(peer, ECOC_TAG_SINK_ACK)) < 0)
-            status = -1;
+        if (status == 0)
+            status = await_peer(peer, ECOC_TAG_SINK_ACK); /* serving our own sender */
         t = now() - t0;
         if (t <= 0.0)
             t = 1e-9;
@@ -477,17 +521,8 @@ static int serve(int master)
         if (bid < 0)
             return 1; /* the daemon is gone */
         pvm_bufinfo(bid, &bytes, &tag, &src);
-        if (tag == ECOC_TAG_ECHO) {
-            echo(src);
-            continue;
-        }
-        if (tag == ECOC_TAG_SINK)
-            continue; /* stream data: freed by the next receive */
-        if (tag == ECOC_TAG_SINK_END) {
-            pvm_initsend(PvmDataDefault);
-            pvm_send(src, ECOC_TAG_SINK_ACK);
-            continue;
-        }
+        if (serve_peer(tag, src))
+            continue; /* stream data is freed by the next receive */
         if (tag == ECOC_TAG_PARENT_GONE)
             return 0;
         if (tag != ECOC_TAG_CMD || src != master || pvm_upkint(&cmd, 1, 1) < 0)

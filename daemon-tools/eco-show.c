@@ -790,6 +790,15 @@ static int show_predict(const layout *l, const options *o)
            l->file, l->nhosts, l->nsubnets, tasks, tasks == 1 ? "" : "s",
            eco_map_host(l->map, root / tasks),
            l->map->model ? "measured (eco-characterize)" : "defaults from the file's costs");
+    {
+        const ecoi_model *mo = l->map->model;
+        char b1[32];
+        /* the least a message costs in the predictions: says whether the
+         * machine's own figure or the library's guess floors them */
+        printf("# every message at least %s (busy: %s)\n",
+               ecoc_fmt_time(ecoi_model_busy(mo), b1, sizeof b1),
+               mo && mo->busy > 0.0 ? "measured" : "default, not measured");
+    }
     printf("%-10s %10s  %-13s %9s %12s\n", "op", "bytes", "algorithm", "segment",
            "predicted_ms");
     for (int z = 0; z < nsizes; z++)

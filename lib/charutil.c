@@ -640,6 +640,16 @@ static void print_model(const ecoc_result *r, FILE *out)
             fprintf(out, "%s)\n", ecoc_fmt_time(u->both[1], b1, sizeof b1));
         }
     }
+    fprintf(out, "  every host busy: ");
+    if (mi->busy.n > 0 && mo->busy > 0.0) {
+        char b2[32];
+        fprintf(out, "%s per message", ecoc_fmt_time(mo->busy, b1, sizeof b1));
+        fprintf(out, " (%d streams of %d messages of %d bytes at once, the median of %d "
+                "rounds: %s to ", r->n, ECOC_MODEL_BUSY, ECOC_MODEL_SMALL, mi->busy.n,
+                ecoc_fmt_time(mi->busy.min, b1, sizeof b1));
+        fprintf(out, "%s)\n", ecoc_fmt_time(mi->busy.max, b2, sizeof b2));
+    } else
+        fprintf(out, "not measured (one host): the library's default\n");
 }
 
 void ecoc_print_summary(const ecoc_result *r, FILE *out)

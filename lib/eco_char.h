@@ -131,6 +131,9 @@ typedef struct ecoc_degree {
 #define ECOC_MODEL_STREAM 4          /* messages per stream of the uplink test */
 #define ECOC_MODEL_REPEATS 3         /* streams: min of this many alone, median of both */
 #define ECOC_MODEL_SHARED 1.5        /* two streams this much slower: shared */
+#define ECOC_MODEL_BUSY 32           /* messages per stream of the busy round:
+                                      * enough that the end mark's round trip
+                                      * is a small part of the time */
 typedef struct ecoc_uplink {
     int how;            /* 0 not measured (one host, or no two hosts outside),
                          * 1 measured */
@@ -147,6 +150,9 @@ typedef struct ecoc_model_info {
     int big;            /* bytes of the large probe */
     double seconds;     /* wall time of the model's measurement */
     ecoc_uplink *up;    /* [nsubnets] */
+    ecoc_stat busy;     /* seconds per message of the rounds with every
+                         * host busy (n 0: not measured, one host); the
+                         * median is the model's busy */
 } ecoc_model_info;
 
 typedef struct ecoc_result {

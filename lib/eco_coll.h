@@ -164,6 +164,9 @@ int ecoi_parse_forced(const char *spec, int *forced, char *err, size_t errlen);
 /* The model of a map without a measured one: the defaults of select.c
  * with the file's costs; free with ecoi_model_free (NULL: no memory). */
 ecoi_model *ecoi_model_default(const eco_map *m);
+/* The least seconds a message costs while every member is busy: m's
+ * measured busy, else (NULL, or 0: not measured) select.c's default. */
+double ecoi_model_busy(const ecoi_model *m);
 
 /* Predict every candidate of coll for n members on map (model NULL: the
  * defaults), root (ECO_ALL: 0's trees), bytes per member, segment >= 0 a

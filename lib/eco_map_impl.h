@@ -37,6 +37,11 @@ typedef struct ecoi_model {
     double *uplink;   /* [nsubnets] seconds per byte of the link that every
                        * message into (and, separately, out of) subnet s
                        * shares; 0 when its hosts do not share one */
+    double busy;      /* seconds per message when every host sends and
+                       * receives at once (the least a message costs under
+                       * load: packing, system calls, the CPUs shared with
+                       * the daemons); 0 when not measured (one host, an
+                       * older file): lib/select.c's default then */
 } ecoi_model;
 
 /* lib/model.c.  A model of n subnets, every cost 0 (NULL: n < 0 or no
@@ -44,7 +49,8 @@ typedef struct ecoi_model {
 ecoi_model *ecoi_model_new(int nsubnets);
 void ecoi_model_free(ecoi_model *m);
 ecoi_model *ecoi_model_copy(const ecoi_model *m);
-/* 1 when every number is finite and >= 0 and link[] is symmetric. */
+/* 1 when every number (busy too) is finite and >= 0 and link[] is
+ * symmetric. */
 int ecoi_model_valid(const ecoi_model *m);
 /* A new model over nnew subnets whose subnet i is m's subnet old_of[i]
  * (its costs and those between such subnets); NULL when an old_of[i] is

@@ -15,9 +15,10 @@
  * eco-show --predict prints the table.
  *
  * The model (per message and per byte, per subnet and between subnets,
- * and the per-byte cost of each subnet's shared link) comes from the
- * subnet file when eco-characterize measured it, else from the defaults
- * below and the file's costs.
+ * the per-byte cost of each subnet's shared link, and the least a
+ * message costs while every member sends) comes from the subnet file
+ * when eco-characterize measured it, else from the defaults below and
+ * the file's costs.
  *
  * The predictions, with m the segment, s = ceil(bytes / m) segments:
  *   tree, chain:  the deepest root-to-leaf path for one segment, plus
@@ -60,14 +61,21 @@
 #define BETA_HOSTS 8e-9
 /* Combining one byte of a reduction. */
 #define GAMMA 0.5e-9
-/* The least cost of a message when every member is busy: packing,
- * system calls and the daemons' share of the CPUs.  eco-characterize's
- * alpha is a quiet round trip's (about 10 us on one machine's
- * namespaces), while a barrier of 6 tasks on 2 cores spends 200 to 400 us
- * per message; without this floor the model cut 128 KiB into 1 KiB
- * segments and lost a third of the bandwidth to per-message costs.  To
- * be measured by the characterizer (a round with every probe busy). */
-#define MSG_FLOOR 150e-6
+/* The least cost of a message when every member is busy (packing,
+ * system calls and the daemons' share of the CPUs), when the model has
+ * no measured one (ecoi_model.busy 0: no model, one host, a file from
+ * before eco-characterize measured it).  eco-characterize's alpha is a
+ * quiet round trip's (about 10 us on one machine's namespaces), while a
+ * barrier of 6 tasks on 2 cores spends 200 to 400 us per message; without
+ * this floor the model cut 128 KiB into 1 KiB segments and lost a third
+ * of the bandwidth to per-message costs.  Erring high only costs a
+ * little pipelining; erring low costs bandwidth. */
+#define DEFAULT_BUSY 150e-6
+
+double ecoi_model_busy(const ecoi_model *m)
+{
+    return m && m->busy > 0.0 ? m->busy : DEFAULT_BUSY;
+}
 
 static ecoi_cost cost_from_probe(double seconds)
 {
@@ -354,6 +362,7 @@ int ecoi_ctx_forest(eco_ctx *c, const ecoi_plan *plan, eco_tree **forest, int **
 typedef struct pm {
     const eco_map *map;
     const ecoi_model *model;
+    double busy;     /* seconds per message at the least (ecoi_model_busy) */
     int n;
     const int *mh;   /* [n] member -> host, -1 unknown */
     int *sub;        /* [n] member -> subnet of the model, -1 own */
@@ -366,6 +375,7 @@ static int pm_init(pm *p, const eco_map *map, const ecoi_model *model, int n,
 {
     p->map = map;
     p->model = model;
+    p->busy = ecoi_model_busy(model);
     p->n = n;
     p->mh = mh;
     p->nhosts = map ? map->nhosts : 0;
@@ -409,7 +419,9 @@ static ecoi_cost pair_cost(const pm *p, int a, int b)
                 : sa < 0 || sb < 0 ? lan
                 : p->model->link[sa * p->model->nsubnets + sb];
 
-    c.alpha = fmax(c.alpha, MSG_FLOOR);
+    /* a quiet round trip's alpha is not what a message costs while all
+     * members send: no message costs less than the busy one */
+    c.alpha = fmax(c.alpha, p->busy);
     /* no message leaves (or enters) a subnet faster than its shared link */
     if (sa >= 0 && sb >= 0 && sa != sb)
         c.beta = fmax(c.beta, fmax(p->model->uplink[sa], p->model->uplink[sb]));
@@ -470,13 +482,13 @@ static void loads_add(const pm *p, loads *l, int a, int b, double bytes, double 
         l->host_out[ha] += c.beta * bytes;
         l->host_in[hb] += c.beta * bytes;
     }
-    /* a shared link pays for each message too (the floor: queueing,
+    /* a shared link pays for each message too (the busy cost: queueing,
      * forwarding, acknowledgements) */
     if (sa != sb) {
         if (sa >= 0 && p->model->uplink[sa] > 0)
-            l->sub_out[sa] += p->model->uplink[sa] * bytes + MSG_FLOOR;
+            l->sub_out[sa] += p->model->uplink[sa] * bytes + p->busy;
         if (sb >= 0 && p->model->uplink[sb] > 0)
-            l->sub_in[sb] += p->model->uplink[sb] * bytes + MSG_FLOOR;
+            l->sub_in[sb] += p->model->uplink[sb] * bytes + p->busy;
     }
     if (p->site && p->site[a] != p->site[b] && p->site[a] < p->n && p->site[b] < p->n) {
         l->site_out[p->site[a]] += c.beta * bytes;

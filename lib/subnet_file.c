@@ -13,6 +13,7 @@
  *   model task ALPHA BETA          the cost model (version 3, all of it):
  *   model link S T ALPHA BETA      one way, ALPHA + BETA * bytes seconds,
  *   model uplink S BETA            for every S <= T and every S
+ *   model busy SECONDS             per message, every host busy (optional)
  *
  * The writer is canonical (fixed order, shortest exact numbers), so
  * reading and writing again gives the same bytes.  The reader checks
@@ -106,7 +107,9 @@ static int print_subnets(const eco_map *m, FILE *out)
 }
 
 /* The model (version 3): the task line, a link line for every s <= t,
- * an uplink line for every s; eco-subnets(5). */
+ * an uplink line for every s, the busy line when it was measured (0, not
+ * measured, is the absence of the line: what older files say);
+ * eco-subnets(5). */
 static void print_model(const ecoi_model *mo, FILE *out)
 {
     char a[40], b[40];
@@ -125,6 +128,10 @@ static void print_model(const ecoi_model *mo, FILE *out)
     for (int s = 0; s < n; s++) {
         ecoi_format_double(mo->uplink[s], b, sizeof b);
         fprintf(out, "model uplink %d %s\n", s, b);
+    }
+    if (mo->busy > 0.0) {
+        ecoi_format_double(mo->busy, b, sizeof b);
+        fprintf(out, "model busy %s\n", b);
     }
 }
 
@@ -357,8 +364,13 @@ static int check_model(reader *r, const rec *x, char **f)
             return rc;
         return model_number(r, x, f[3], "beta", &v);
     }
-    return bad(r, x->line, "expected 'model task', 'model link' or 'model uplink', "
-               "not 'model %.64s'", x->nf >= 2 ? f[1] : "");
+    if (x->nf >= 2 && strcmp(f[1], "busy") == 0) {
+        if (x->nf != 3)
+            return bad(r, x->line, "expected 'model busy SECONDS'");
+        return model_number(r, x, f[2], "seconds", &v);
+    }
+    return bad(r, x->line, "expected 'model task', 'model link', 'model uplink' or "
+               "'model busy', not 'model %.64s'", x->nf >= 2 ? f[1] : "");
 }
 
 /* Pass 1, in line order: keywords, field counts, numbers. */
@@ -592,7 +604,8 @@ static int model_subnet(reader *r, const rec *x, int i, int *id)
 }
 
 /* One model line into mo; line[] says where each entry was given:
- * [0] task, [1 + s * n + t] link s-t, [1 + n * n + s] uplink s. */
+ * [0] task, [1 + s * n + t] link s-t, [1 + n * n + s] uplink s,
+ * [1 + n * n + n] busy. */
 static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
 {
     char **f = &r->tok[x->first];
@@ -621,12 +634,16 @@ static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
             (void)ecoi_parse_double(f[5], &c.beta);
             mo->link[(size_t)s * n + (size_t)t] = mo->link[(size_t)t * n + (size_t)s] = c;
         }
-    } else {
+    } else if (strcmp(f[1], "uplink") == 0) {
         if ((rc = model_subnet(r, x, 2, &s)) != ECO_OK)
             return rc;
         at = &line[1 + n * n + (size_t)s];
         if (!*at)
             (void)ecoi_parse_double(f[3], &mo->uplink[s]);
+    } else {
+        at = &line[1 + n * n + n];
+        if (!*at)
+            (void)ecoi_parse_double(f[2], &mo->busy);
     }
     if (*at) {
         char what[64] = "task";
@@ -634,13 +651,17 @@ static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
             snprintf(what, sizeof what, "link %d %d", s, t);
         else if (strcmp(f[1], "uplink") == 0)
             snprintf(what, sizeof what, "uplink %d", s);
+        else if (strcmp(f[1], "busy") == 0)
+            snprintf(what, sizeof what, "busy");
         return bad(r, x->line, "second 'model %s' (first on line %d)", what, *at);
     }
     *at = x->line;
     return ECO_OK;
 }
 
-/* The first entry of the model no line gave, reported at the header. */
+/* The first entry of the model no line gave, reported at the header
+ * (busy may be missing: files from before it was measured, and one host,
+ * say 0, not measured). */
 static int model_missing(reader *r, const ecoi_model *mo, const int *line)
 {
     int n = mo->nsubnets;
@@ -670,7 +691,7 @@ static int load_model(reader *r)
     if (r->version < 3)
         return ECO_OK;
     mo = ecoi_model_new(r->map->nsubnets);
-    line = calloc(1 + n * n + n, sizeof *line);
+    line = calloc(1 + n * n + n + 1, sizeof *line);
     if (!mo || !line) {
         ecoi_model_free(mo);
         free(line);

@@ -6,6 +6,7 @@
  * on shapes one host cannot give: 1 to 20 subnets, uneven sizes, several
  * tasks per host, degrees 1 to 4.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -445,6 +446,65 @@ static void test_select_planted(void)
     eco_map_free(m);
 }
 
+/* The busy per-message cost (ecoi_model.busy, eco-characterize's round
+ * with every probe sending at once) floors every message's: predictions
+ * grow with it, 0 (not measured) is the default, and a dear one makes
+ * fewer, larger messages win. */
+static void test_select_busy(void)
+{
+    config c = { .n = 6, .nh = 6, .nsub = 3, .degree = { 1, 1, 1 },
+                 .host_subnet = { 0, 0, 1, 1, 2, 2 }, .member_host = { 0, 1, 2, 3, 4, 5 } };
+    eco_map *m = make_map(&c);
+    static const double busy[] = { 5e-6, 150e-6, 1e-3 };
+    static const size_t sizes[] = { 8, 1000, 131072 };
+    ecoi_prediction pr[3][16], dflt[16];
+    size_t seg_cheap = 0, seg_dear = 0;
+
+    for (int a = 0; a < 6; a++)
+        for (int b = 0; b < 6; b++)
+            if (a / 2 != b / 2)
+                m->cost[a * m->cap + b] = 11.5e-3;
+    CU_ASSERT_EQUAL(ecoi_model_busy(NULL), busy[1]); /* eco-subnets(5) */
+    /* quiet alphas below every busy cost tried: the floor is what moves */
+    m->model = plant(3, 4e-6, 8e-9, 4e-6, 8e-7, 8e-7);
+    for (int coll = 0; coll < ECOI_NCOLL; coll++)
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+            int k = 0;
+            for (int i = 0; i < 3; i++) {
+                m->model->busy = busy[i];
+                k = ecoi_predict(m, m->model, c.n, c.member_host, NULL, coll, 0, sizes[z],
+                                 -1, pr[i], 16);
+                CU_ASSERT_FATAL(k > 0);
+            }
+            m->model->busy = 0.0; /* not measured: the default, 150 us */
+            CU_ASSERT_EQUAL(ecoi_predict(m, m->model, c.n, c.member_host, NULL, coll, 0,
+                                         sizes[z], -1, dflt, 16), k);
+            for (int a = 0; a < k; a++) {
+                if (isinf(pr[0][a].seconds)) /* not for these members (sites) */
+                    continue;
+                CU_ASSERT(pr[0][a].seconds < pr[1][a].seconds);
+                CU_ASSERT(pr[1][a].seconds < pr[2][a].seconds);
+                CU_ASSERT_EQUAL(dflt[a].seconds, pr[1][a].seconds);
+            }
+        }
+    /* a long broadcast down the chained subnets: longer segments when
+     * each costs more */
+    m->model->busy = busy[0];
+    CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_BCAST, 131072, &seg_cheap), "chain");
+    m->model->busy = busy[2];
+    CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_BCAST, 131072, &seg_dear), "chain");
+    CU_ASSERT(seg_cheap > 0 && seg_cheap < seg_dear);
+    /* all-to-all of 1000 bytes: each block straight to its member when
+     * messages are cheap; aggregated between subnets' leaders (a sixth of
+     * the messages over the slow links) when they are dear */
+    m->model->busy = busy[0];
+    CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_ALLTOALL, 1000, NULL), "direct");
+    m->model->busy = busy[2];
+    CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_ALLTOALL, 1000, NULL), "hier");
+    unplant(m);
+    eco_map_free(m);
+}
+
 /* Forcing by name: what ECO_ALGORITHM and eco_set_pattern accept. */
 static void test_select_forced(void)
 {
@@ -769,6 +829,7 @@ static const eco_test tests[] = {
     { "every algorithm, forced by name", test_every_algorithm },
     { "recursive doubling, 1 to 17 members", test_rdouble_sizes },
     { "selection on planted models", test_select_planted },
+    { "the busy cost in the predictions", test_select_busy },
     { "forcing algorithms by name", test_select_forced },
     { "star, binary, kary3, chain patterns", test_patterns },
     { "bad arguments send nothing", test_bad_arguments },

@@ -92,7 +92,7 @@ static int models_equal(const ecoi_model *a, const ecoi_model *b)
         return a == b;
     n = (size_t)a->nsubnets;
     if (a->nsubnets != b->nsubnets || a->task.alpha != b->task.alpha ||
-        a->task.beta != b->task.beta)
+        a->task.beta != b->task.beta || a->busy != b->busy)
         return 0;
     for (size_t i = 0; i < n * n; i++)
         if (a->link[i].alpha != b->link[i].alpha || a->link[i].beta != b->link[i].beta)
@@ -344,6 +344,7 @@ static ecoi_model *planted_model(int ns)
         }
         mo->uplink[s] = s % 2 ? 0.0 : 8e-7 / (s + 1);
     }
+    mo->busy = 2.0 / 3.0 * 1e-4;
     return mo;
 }
 
@@ -367,8 +368,16 @@ static void test_round_trip_model(void)
                                         "model link 0 1 0.000101 8.009999999999999e-07\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nmodel uplink 0 8e-07\n"
                                         "model uplink 1 0\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nmodel busy 6.666666666666667e-05\n"));
     free(text);
     check_round_trip(m, "model.subnets");
+    /* busy not measured (0): no line, and read back as 0 */
+    m->model->busy = 0.0;
+    text = text_of(m);
+    CU_ASSERT_PTR_NULL(strstr(text, "busy"));
+    free(text);
+    check_round_trip(m, "model-nobusy.subnets");
+    m->model->busy = 2.0 / 3.0 * 1e-4;
     /* a copy, and a restriction to subnets 2 and 0, in that order */
     r = ecoi_model_copy(m->model);
     CU_ASSERT(models_equal(r, m->model));
@@ -382,6 +391,7 @@ static void test_round_trip_model(void)
     CU_ASSERT_EQUAL(r->link[1].beta, m->model->link[2 * ns + 0].beta);
     CU_ASSERT_EQUAL(r->link[2].beta, m->model->link[0 * ns + 2].beta);
     CU_ASSERT_EQUAL(r->uplink[0], m->model->uplink[2]);
+    CU_ASSERT_EQUAL(r->busy, m->model->busy); /* every host's: kept */
     CU_ASSERT(ecoi_model_valid(r));
     ecoi_model_free(r);
     old_of[1] = -1; /* a subnet the model does not know */
@@ -394,6 +404,14 @@ static void test_round_trip_model(void)
                     ECO_ERR_ARG);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "cost model"));
     m->model->uplink[1] = 0.0;
+    m->model->busy = -1e-6;
+    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
+    m->model->busy = NAN;
+    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
+    CU_ASSERT_EQUAL(eco_map_write(m, scratch("badmodel.subnets"), err, sizeof err),
+                    ECO_ERR_ARG);
+    m->model->busy = 0.0;
+    CU_ASSERT(ecoi_model_valid(m->model));
     m->model->link[1].alpha += 1.0; /* not symmetric */
     CU_ASSERT_FALSE(ecoi_model_valid(m->model));
     m->model->link[1].alpha -= 1.0;
@@ -428,6 +446,7 @@ static void test_read_model_renumbered(void)
         "host a\nhost b\nhost c\n"
         "subnet 0 k=1 c\n"                       /* becomes subnet 1 */
         "subnet 1 k=2 b a\n"                     /* becomes subnet 0 */
+        "model busy 2.5e-05\n"                   /* no subnet: stays */
         "model uplink 1 8e-07\n"
         "model uplink 0 0\n"
         "model link 1 0 0.001 8e-07   # either order\n"
@@ -443,7 +462,8 @@ static void test_read_model_renumbered(void)
         "model link 0 1 0.001 8e-07\n"
         "model link 1 1 3e-05 2e-09\n"
         "model uplink 0 8e-07\n"
-        "model uplink 1 0\n";
+        "model uplink 1 0\n"
+        "model busy 2.5e-05\n";
     char err[512] = "", *text;
     eco_map *m = NULL;
 
@@ -453,6 +473,7 @@ static void test_read_model_renumbered(void)
     CU_ASSERT_EQUAL(m->model->nsubnets, 2);
     CU_ASSERT_EQUAL(m->model->uplink[0], 8e-7);
     CU_ASSERT_EQUAL(m->model->link[3].alpha, 3e-5);
+    CU_ASSERT_EQUAL(m->model->busy, 2.5e-5);
     text = text_of(m);
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 3\n"));
     CU_ASSERT(strlen(text) > strlen(out_tail) &&
@@ -596,7 +617,8 @@ static const bad_case bad_files[] = {
     {HEAD3 "model task 1e-05 1 2\n", 8, "expected 'model task ALPHA BETA'"},
     {HEAD3 "model link 0 1 1e-4\n", 8, "expected 'model link SUBNET_A SUBNET_B ALPHA BETA'"},
     {HEAD3 "model uplink 0\n", 8, "expected 'model uplink SUBNET BETA'"},
-    {HEAD3 "model\n", 8, "expected 'model task', 'model link' or 'model uplink', not 'model '"},
+    {HEAD3 "model\n", 8,
+     "expected 'model task', 'model link', 'model uplink' or 'model busy', not 'model '"},
     {HEAD3 "model links 0 1 1 1\n", 8, "not 'model links'"},
     {HEAD3 "model task -1e-05 0\n", 8, "bad alpha '-1e-05' (a number >= 0)"},
     {HEAD3 "model task 0 nan\n", 8, "bad beta 'nan'"},
@@ -614,6 +636,22 @@ static const bad_case bad_files[] = {
     {HEAD3 M_TASK M_LINKS M_UPS "model uplink 1 0\n", 14,
      "second 'model uplink 1' (first on line 13)"},
     {HEAD3 M_TASK M_LINKS M_UPS "host d\n", 14, "host 'd' in no subnet"},
+    /* busy: optional, but checked like the rest */
+    {HEAD2 HOSTS "subnet 0 k=2 a b c\nmodel busy 1e-05\n", 7,
+     "'model' lines need version 3 (the header says 2)"},
+    {HEAD3 "model busy\n", 8, "expected 'model busy SECONDS'"},
+    {HEAD3 "model busy 1e-05 0\n", 8, "expected 'model busy SECONDS'"},
+    {HEAD3 "model busy 1e-05 # the comment is fine\nmodel busy 1e-05 x\n", 9,
+     "expected 'model busy SECONDS'"},
+    {HEAD3 "model busy -1e-05\n", 8, "bad seconds '-1e-05' (a number >= 0)"},
+    {HEAD3 "model busy nan\n", 8, "bad seconds 'nan'"},
+    {HEAD3 "model busy inf\n", 8, "bad seconds 'inf'"},
+    {HEAD3 "model busy 1e999\n", 8, "bad seconds '1e999'"},
+    {HEAD3 "model busy 30us\n", 8, "bad seconds '30us'"},
+    {HEAD3 M_TASK M_LINKS M_UPS "model busy 1e-05\nmodel busy 2e-05\n", 15,
+     "second 'model busy' (first on line 14)"},
+    {HEAD3 M_TASK M_LINKS "model busy 1e-05\nmodel uplink 0 8e-07\n", 1,
+     "no 'model uplink 1' line"},
 };
 
 static void test_read_malformed(void)
