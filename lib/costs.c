@@ -399,18 +399,17 @@ static int build_map(const matrix *m, eco_map **out)
         }
         map = ecoi_map_new_hosts(sorted, n);
     }
-    for (size_t i = 0; map && i < m->n; i++) {
-        size_t a = (size_t)rank[m->e[i].a], b = (size_t)rank[m->e[i].b];
-        double *ab = &map->cost[a * (size_t)map->cap + b];
-        double *hab = &map->hops[a * (size_t)map->cap + b];
-        if (m->e[i].s > 0.0 && (*ab < 0.0 || m->e[i].s < *ab)) {
-            *ab = m->e[i].s;
-            map->cost[b * (size_t)map->cap + a] = m->e[i].s;
+    /* every entry at once; a pair given twice keeps the cheaper cost
+     * and the larger hops */
+    if (map && m->n > 0) {
+        ecoi_pair *p = malloc(m->n * sizeof *p);
+        for (size_t i = 0; p && i < m->n; i++)
+            p[i] = (ecoi_pair){ rank[m->e[i].a], rank[m->e[i].b], m->e[i].hops, m->e[i].s };
+        if (!p || ecoi_map_add_pairs(map, p, m->n) != ECO_OK) {
+            eco_map_free(map);
+            map = NULL;
         }
-        if (m->e[i].hops > *hab) {
-            *hab = m->e[i].hops;
-            map->hops[b * (size_t)map->cap + a] = m->e[i].hops;
-        }
+        free(p);
     }
     free(byname);
     free(rank);

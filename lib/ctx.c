@@ -26,10 +26,24 @@ long ecoi_segment_from_env(void)
     return env_bytes("ECO_SEGMENT_SIZE", -1);
 }
 
-/* Trees of one shape, per root, built on first use. */
+/*
+ * The trees built, most recently used first, at most ECOI_TREES of them
+ * besides those handed out during the current call.  A tree is O(n): a
+ * cache of every root's tree would be O(n^2) per member (10,000 members:
+ * 3 GB each) once many roots are used, where programs mostly use one or
+ * two.  A collective holds the trees it was given (a gather to all: the
+ * gather's, then the broadcast's; select.c's predictions: one per
+ * candidate) until it returns, so a tree handed out since the call began
+ * (ecoi_begin counts calls) is never evicted: the cache then holds more
+ * for a while, and the next call trims it.
+ */
+#define ECOI_TREES 8
+
 struct ecoi_shape_cache {
     ecoi_shape shape;
-    eco_tree **trees;   /* [n] */
+    int root;
+    unsigned call;      /* c->calls when last handed out */
+    eco_tree *tree;
     struct ecoi_shape_cache *next;
 };
 
@@ -38,11 +52,38 @@ static void shapes_free(eco_ctx *c)
     while (c->shapes) {
         struct ecoi_shape_cache *s = c->shapes;
         c->shapes = s->next;
-        for (int r = 0; r < c->n; r++)
-            eco_tree_free(&s->trees[r]);
-        free(s->trees);
+        eco_tree_free(&s->tree);
         free(s);
     }
+}
+
+/* Evict the least recently used trees beyond ECOI_TREES that were not
+ * handed out during this call. */
+static void shapes_trim(eco_ctx *c)
+{
+    struct ecoi_shape_cache **p = &c->shapes;
+    int kept = 0;
+
+    while (*p) {
+        struct ecoi_shape_cache *s = *p;
+        if (kept < ECOI_TREES || s->call == c->calls) {
+            kept++;
+            p = &s->next;
+            continue;
+        }
+        *p = s->next;
+        eco_tree_free(&s->tree);
+        free(s);
+    }
+}
+
+int ecoi_ctx_trees(const eco_ctx *c)
+{
+    int count = 0;
+
+    for (const struct ecoi_shape_cache *s = c->shapes; s; s = s->next)
+        count++;
+    return count;
 }
 
 /* Forget every choice made (the pattern or a forced algorithm changed). */
@@ -103,33 +144,34 @@ void ecoi_ctx_destroy(eco_ctx *c)
 
 int ecoi_ctx_shape(eco_ctx *c, int root, ecoi_shape shape, const eco_tree **tree)
 {
-    struct ecoi_shape_cache *s;
-    eco_tree **slot;
+    struct ecoi_shape_cache **p, *s;
 
     if (c->pattern_k)   /* one k-ary tree whatever the shape */
         shape = (ecoi_shape){ 0, 0, 0 };
-    for (s = c->shapes; s && !ecoi_shape_equal(s->shape, shape); s = s->next)
-        ;
-    if (!s) {
+    for (p = &c->shapes; *p; p = &(*p)->next)
+        if ((*p)->root == root && ecoi_shape_equal((*p)->shape, shape))
+            break;
+    if ((s = *p) != NULL) {
+        *p = s->next;   /* to the front: the most recently used */
+    } else {
+        int rc;
         if (!(s = calloc(1, sizeof *s)))
             return ECO_ERR_NOMEM;
-        if (!(s->trees = calloc((size_t)c->n, sizeof *s->trees))) {
+        rc = c->pattern_k
+            ? ecoi_tree_kary(c->n, root, c->pattern_k, &s->tree)
+            : ecoi_tree_build_shape(c->map, c->n, c->member_host, root, shape, &s->tree);
+        if (rc != ECO_OK) {
             free(s);
-            return ECO_ERR_NOMEM;
+            return rc;
         }
         s->shape = shape;
-        s->next = c->shapes;
-        c->shapes = s;
+        s->root = root;
     }
-    slot = &s->trees[root];
-    if (!*slot) {
-        int rc = c->pattern_k
-            ? ecoi_tree_kary(c->n, root, c->pattern_k, slot)
-            : ecoi_tree_build_shape(c->map, c->n, c->member_host, root, shape, slot);
-        if (rc != ECO_OK)
-            return rc;
-    }
-    *tree = *slot;
+    s->call = c->calls;
+    s->next = c->shapes;
+    c->shapes = s;
+    shapes_trim(c);
+    *tree = s->tree;
     return ECO_OK;
 }
 

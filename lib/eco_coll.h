@@ -193,7 +193,7 @@ struct eco_ctx {
     eco_map *map;          /* the member hosts only (identical in all members) */
     int *member_host;      /* [n] index into map */
     struct ecoi_shape_cache *shapes; /* trees per shape and root, built on
-                            * first use (ecoi_ctx_shape) */
+                            * first use, the last few kept (ecoi_ctx_shape) */
     ecoi_transport *tp;
     unsigned seq;          /* the next tag's number */
     unsigned calls;        /* collectives started: gives each its tags */
@@ -236,8 +236,11 @@ long ecoi_segment_from_env(void);
 int ecoi_tree_build_shape(const eco_map *map, int n, const int *member_host,
                           int root, ecoi_shape shape, eco_tree **tree);
 /* A tree of some shape for a root, built on first use and cached (the
- * comparison patterns' k-ary tree whatever the shape). */
+ * comparison patterns' k-ary tree whatever the shape).  Valid until the
+ * next collective begins: the cache keeps the last few trees (ctx.c). */
 int ecoi_ctx_shape(eco_ctx *c, int root, ecoi_shape shape, const eco_tree **tree);
+/* The number of trees the context holds (the unit tests bound it). */
+int ecoi_ctx_trees(const eco_ctx *c);
 /* The tree made of t's edges inside subnets only (subnet[member]): one
  * tree per subnet, rooted at the member t enters the subnet by; with site
  * not NULL, one tree per site (its subnets' trees hang from its first). */

@@ -61,14 +61,31 @@ ecoi_model *ecoi_model_restrict(const ecoi_model *m, const int *old_of, int nnew
  * ECO_OK, ECO_ERR_ARG (not a permutation), ECO_ERR_NOMEM (m unchanged). */
 int ecoi_model_renumber(ecoi_model *m, const int *new_of);
 
+/*
+ * The measured pairs, stored sparsely: a subnet file lists only the pairs
+ * that were measured (a few per host in the sparse mode of
+ * eco-characterize), so a map of n hosts and p pairs takes O(n + p)
+ * memory where a matrix took n^2 (8,000 hosts: 1 GB).  Every pair is
+ * kept twice, once in the list of each of its hosts, so that a host's
+ * measured neighbours are one array.
+ */
+typedef struct ecoi_link {
+    int to;        /* the other host */
+    int hops;      /* routers between the two (whole numbers), -1: not measured */
+    double cost;   /* seconds, > 0; -1: not measured (hops only) */
+} ecoi_link;
+
+typedef struct ecoi_adj {
+    ecoi_link *link; /* [n], ascending by `to`, never the host itself */
+    int n, cap;
+} ecoi_adj;
+
 struct eco_map {
     int nhosts;        /* number of hosts */
-    int cap;           /* allocated rows of host[] / subnet[] */
+    int cap;           /* allocated rows of host[] / subnet[] / adj[] */
     char **host;       /* names, ascending by strcmp, unique */
-    double *cost;      /* cap*cap row-major; cost[a*cap+b] == cost[b*cap+a];
-                        * < 0 when the pair was not measured; 0 on the diagonal */
-    double *hops;      /* cap*cap like cost: routers between the pair (whole
-                        * numbers), < 0 when not measured */
+    ecoi_adj *adj;     /* [cap] host -> its measured pairs (cost or hops);
+                        * symmetric: b in a's list iff a in b's, same values */
     int *subnet;       /* host -> subnet index, -1 before partitioning */
     int nsubnets;      /* subnets are numbered by their first (lowest) host */
     int *degree;       /* [nsubnets] k of the k-ary tree inside the subnet */
@@ -79,18 +96,37 @@ struct eco_map {
                         * drops it (new subnets: measure them again) */
 };
 
-/* Cost of a pair, -1 when unmeasured (no bounds checks). */
-static inline double ecoi_map_cost_ij(const eco_map *m, int a, int b)
-{
-    return m->cost[(size_t)a * (size_t)m->cap + (size_t)b];
-}
+/* Cost of a pair, -1 when unmeasured, 0 when a == b (no bounds checks).
+ * O(log degree): a binary search in the shorter of the two lists; loops
+ * over "all pairs" walk adj[] instead. */
+double ecoi_map_cost_ij(const eco_map *m, int a, int b);
 
-/* Routers between a pair, -1 when unmeasured (no bounds checks). */
-static inline int ecoi_map_hops_ij(const eco_map *m, int a, int b)
-{
-    double h = m->hops[(size_t)a * (size_t)m->cap + (size_t)b];
-    return h < 0.0 ? -1 : (int)h;
-}
+/* Routers between a pair, -1 when unmeasured, 0 when a == b (no bounds
+ * checks). */
+int ecoi_map_hops_ij(const eco_map *m, int a, int b);
+
+/* Set the cost of the pair a != b (indexes, no bounds checks), replacing
+ * what was there (seconds > 0), or forget it (seconds < 0): for tests
+ * (the readers load in bulk: ecoi_map_add_pairs).  ECO_OK, ECO_ERR_ARG
+ * (a == b) or ECO_ERR_NOMEM. */
+int ecoi_map_set_cost(eco_map *m, int a, int b, double seconds);
+
+/* One measured pair for ecoi_map_add_pairs: cost < 0 and hops < 0 mean
+ * "not given". */
+typedef struct ecoi_pair {
+    int a, b;      /* host indexes, a != b */
+    int hops;
+    double cost;
+} ecoi_pair;
+
+/* Merge n pairs into the map at once (O((n + p) log n), where adding them
+ * one by one costs O(degree) each): the cheaper cost and the larger hops
+ * win, as in eco_map_add_cost / eco_map_add_hops.  The caller checks the
+ * indexes.  ECO_OK, or ECO_ERR_NOMEM with the map unchanged. */
+int ecoi_map_add_pairs(eco_map *m, const ecoi_pair *p, size_t n);
+
+/* The number of pairs with a measured cost. */
+size_t ecoi_map_measured_pairs(const eco_map *m);
 
 /* Does any pair of the map have hops?  (partition, the subnet writer) */
 int ecoi_map_has_hops(const eco_map *m);

@@ -8,6 +8,7 @@
  * members' hosts.  All members then build the same map, so they build the
  * same trees, even when their hosts hold different files or none.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,9 @@ typedef struct boot {
     int *member_host;   /* [n] */
     int *host_subnet;   /* [nh] */
     int *degree;        /* [nsub] */
-    double *cost;       /* [nh*nh], < 0 unmeasured */
+    int npairs;         /* the measured pairs among the members' hosts: */
+    int *pair;          /* [2 * npairs] hosts a < b, ascending by (a, b) */
+    double *pcost;      /* [npairs] their costs, > 0 */
     double threshold;   /* the file's, for fastest-node-first (tree.c) */
     ecoi_model *model;  /* the file's cost model over the nsub subnets,
                          * NULL: none (lib/select.c's defaults) */
@@ -46,7 +49,8 @@ static void boot_free(boot *b)
     free(b->member_host);
     free(b->host_subnet);
     free(b->degree);
-    free(b->cost);
+    free(b->pair);
+    free(b->pcost);
     ecoi_model_free(b->model);
     memset(b, 0, sizeof *b);
 }
@@ -177,10 +181,10 @@ static int collect_hosts(boot *b, const int *tids, int *uniform)
     for (int m = 0; m < b->n; m++)
         if (b->nh == 0 || strcmp(b->names[b->nh - 1], b->names[m]) != 0)
             b->names[b->nh++] = b->names[m];
-    for (int m = 0; m < b->n; m++)
-        for (int h = 0; h < b->nh; h++)
-            if (strcmp(all[m], b->names[h]) == 0)
-                b->member_host[m] = h;
+    for (int m = 0; m < b->n; m++) {
+        char **at = bsearch(&all[m], b->names, (size_t)b->nh, sizeof *b->names, cmp_str);
+        b->member_host[m] = (int)(at - b->names); /* found: all[m] is one of them */
+    }
     for (int h = 0; h < b->nh; h++)
         b->names[h] = strdup(b->names[h]);
     for (int h = b->nh; h < b->n; h++)
@@ -213,17 +217,65 @@ static void restrict_model(boot *b, const eco_map *file, const int *fh, const ch
                  "in it (the defaults of the library apply)", fname);
 }
 
+/*
+ * The measured pairs among the members' hosts (fh[h]: host h's index in
+ * the file, -1 when not there): a list, not a matrix, so that the boot
+ * message is as long as what was measured.  Walked from the file's lists
+ * of the members' hosts, ascending, so the list is in (a, b) order.
+ */
+static int restrict_pairs(boot *b, const eco_map *file, const int *fh)
+{
+    int *mine = NULL, np = 0, nf = file ? file->nhosts : 0;
+    size_t cap = 0;
+
+    if (!file)
+        return ECO_OK;
+    if (!(mine = malloc(((size_t)nf + 1) * sizeof *mine)))
+        return ECO_ERR_NOMEM;
+    for (int f = 0; f < nf; f++)
+        mine[f] = -1;
+    for (int h = 0; h < b->nh; h++)
+        if (fh[h] >= 0)
+            mine[fh[h]] = h;  /* hosts have distinct file indexes: names are */
+    for (int a = 0; a < b->nh; a++)
+        for (int i = 0; fh[a] >= 0 && i < file->adj[fh[a]].n; i++) {
+            const ecoi_link *l = &file->adj[fh[a]].link[i];
+            int c = mine[l->to];
+            if (c <= a || l->cost <= 0.0)
+                continue;
+            if ((size_t)np == cap) {
+                size_t ncap = cap ? 2 * cap : 64;
+                int *p = realloc(b->pair, 2 * ncap * sizeof *p);
+                double *pc = p ? realloc(b->pcost, ncap * sizeof *pc) : NULL;
+                if (p)
+                    b->pair = p;
+                if (pc)
+                    b->pcost = pc;
+                if (!p || !pc) {
+                    free(mine);
+                    return ECO_ERR_NOMEM;
+                }
+                cap = ncap;
+            }
+            b->pair[2 * np] = a;
+            b->pair[2 * np + 1] = c;
+            b->pcost[np++] = l->cost;
+        }
+    b->npairs = np;
+    free(mine);
+    return ECO_OK;
+}
+
 /* Subnets, degrees and costs of the members' hosts, from the file. */
 static int restrict_map(boot *b, const eco_map *file, const char *fname)
 {
     int *fh = malloc((size_t)b->nh * sizeof *fh);
-    int *seen = NULL, nfs = file ? eco_map_nsubnets(file) : 0;
+    int *seen = NULL, nfs = file ? eco_map_nsubnets(file) : 0, rc;
 
     b->host_subnet = malloc((size_t)b->nh * sizeof *b->host_subnet);
     b->degree = malloc((size_t)b->nh * sizeof *b->degree);
-    b->cost = malloc((size_t)b->nh * (size_t)b->nh * sizeof *b->cost);
     seen = malloc(((size_t)nfs + 1) * sizeof *seen);
-    if (!fh || !b->host_subnet || !b->degree || !b->cost || !seen) {
+    if (!fh || !b->host_subnet || !b->degree || !seen) {
         free(fh);
         free(seen);
         return ECO_ERR_NOMEM;
@@ -251,14 +303,12 @@ static int restrict_map(boot *b, const eco_map *file, const char *fname)
             seen[fs] = b->nsub;
         b->host_subnet[h] = b->nsub++;
     }
-    for (int a = 0; a < b->nh; a++)
-        for (int c = 0; c < b->nh; c++)
-            b->cost[a * b->nh + c] = (fh[a] >= 0 && fh[c] >= 0)
-                ? eco_map_cost(file, fh[a], fh[c]) : (a == c ? 0.0 : -1.0);
-    restrict_model(b, file, fh, fname);
+    rc = restrict_pairs(b, file, fh);
+    if (rc == ECO_OK)
+        restrict_model(b, file, fh, fname);
     free(fh);
     free(seen);
-    return ECO_OK;
+    return rc;
 }
 
 static int env_encoding(int uniform)
@@ -379,10 +429,36 @@ static int pack_boot(boot *b)
     rc |= pvm_pkint(b->member_host, b->n, 1);
     rc |= pvm_pkint(b->host_subnet, b->nh, 1);
     rc |= pvm_pkint(b->degree, b->nsub, 1);
-    rc |= pvm_pkdouble(b->cost, b->nh * b->nh, 1);
+    rc |= pvm_pkint(&b->npairs, 1, 1);
+    if (b->npairs > 0) {
+        rc |= pvm_pkint(b->pair, 2 * b->npairs, 1);
+        rc |= pvm_pkdouble(b->pcost, b->npairs, 1);
+    }
     rc |= pvm_pkdouble(&b->threshold, 1, 1);
     rc |= pack_model(b->model, b->nsub);
     return rc < 0 ? ECO_ERR_PVM : ECO_OK;
+}
+
+/* The measured pairs: a count, then the pairs (a < b, both below nh)
+ * and their costs; < 0 on any doubt.  The count is checked before the
+ * allocation: at most every pair of the nh hosts. */
+static int unpack_pairs(boot *b)
+{
+    if (pvm_upkint(&b->npairs, 1, 1) < 0 || b->npairs < 0 ||
+        (long long)b->npairs > (long long)b->nh * (b->nh - 1) / 2)
+        return -1;
+    if (b->npairs == 0)
+        return 0;
+    b->pair = malloc(2 * (size_t)b->npairs * sizeof *b->pair);
+    b->pcost = malloc((size_t)b->npairs * sizeof *b->pcost);
+    if (!b->pair || !b->pcost || pvm_upkint(b->pair, 2 * b->npairs, 1) < 0 ||
+        pvm_upkdouble(b->pcost, b->npairs, 1) < 0)
+        return -1;
+    for (int i = 0; i < b->npairs; i++)
+        if (b->pair[2 * i] < 0 || b->pair[2 * i] >= b->pair[2 * i + 1] ||
+            b->pair[2 * i + 1] >= b->nh || !isfinite(b->pcost[i]) || b->pcost[i] <= 0.0)
+            return -1;
+    return 0;
 }
 
 /* Rank 0's boot message; n is this member's count (checked before any
@@ -417,8 +493,7 @@ static int unpack_boot(boot *b, int n)
     b->member_host = malloc((size_t)b->n * sizeof *b->member_host);
     b->host_subnet = malloc((size_t)b->nh * sizeof *b->host_subnet);
     b->degree = malloc((size_t)b->nsub * sizeof *b->degree);
-    b->cost = malloc((size_t)b->nh * (size_t)b->nh * sizeof *b->cost);
-    if (!b->names || !b->member_host || !b->host_subnet || !b->degree || !b->cost)
+    if (!b->names || !b->member_host || !b->host_subnet || !b->degree)
         return ECO_ERR_NOMEM;
     for (int h = 0; h < b->nh; h++) {
         int len = -1;
@@ -430,11 +505,13 @@ static int unpack_boot(boot *b, int n)
             return ECO_ERR_MISMATCH;
         if (!(b->names[h] = strdup(name)))
             return ECO_ERR_NOMEM;
+        if (h > 0 && strcmp(b->names[h - 1], b->names[h]) >= 0)
+            return ECO_ERR_MISMATCH; /* sorted and distinct, or not ours */
     }
     rc |= pvm_upkint(b->member_host, b->n, 1);
     rc |= pvm_upkint(b->host_subnet, b->nh, 1);
     rc |= pvm_upkint(b->degree, b->nsub, 1);
-    rc |= pvm_upkdouble(b->cost, b->nh * b->nh, 1);
+    rc |= unpack_pairs(b);
     rc |= pvm_upkdouble(&b->threshold, 1, 1);
     if (rc < 0)
         return ECO_ERR_MISMATCH;
@@ -444,16 +521,15 @@ static int unpack_boot(boot *b, int n)
 /* The same map, built the same way in every member. */
 static int build_map(const boot *b, eco_map **out)
 {
-    eco_map *m = eco_map_new();
-    int rc = m ? ECO_OK : ECO_ERR_NOMEM;
+    eco_map *m = ecoi_map_new_hosts((const char *const *)b->names, b->nh);
+    ecoi_pair *p = malloc(((size_t)b->npairs + 1) * sizeof *p);
+    int rc = m && p ? ECO_OK : ECO_ERR_NOMEM;
 
-    for (int h = 0; h < b->nh && rc == ECO_OK; h++)
-        if ((rc = eco_map_add_host(m, b->names[h])) >= 0)
-            rc = rc == h ? ECO_OK : ECO_ERR_MISMATCH;
-    for (int a = 0; a < b->nh && rc == ECO_OK; a++)
-        for (int c = a + 1; c < b->nh && rc == ECO_OK; c++)
-            if (b->cost[a * b->nh + c] > 0)
-                rc = eco_map_add_cost(m, b->names[a], b->names[c], b->cost[a * b->nh + c]);
+    for (int i = 0; i < b->npairs && rc == ECO_OK; i++)
+        p[i] = (ecoi_pair){ b->pair[2 * i], b->pair[2 * i + 1], -1, b->pcost[i] };
+    if (rc == ECO_OK)
+        rc = ecoi_map_add_pairs(m, p, (size_t)b->npairs);
+    free(p);
     if (rc == ECO_OK)
         rc = ecoi_map_set_subnets(m, b->nsub, b->host_subnet, b->degree);
     if (rc == ECO_OK) {

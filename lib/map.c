@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * map.c -- the network map: hosts sorted by name, a symmetric cost matrix,
- * the routers between pairs (hops), and the subnets with their per-subnet
- * parameters.
+ * map.c -- the network map: hosts sorted by name, the measured pairs
+ * (cost, and routers between them: hops), and the subnets with their
+ * per-subnet parameters.
  *
- * Storage (see eco_map_impl.h): host[], subnet[] have `cap` rows and the
- * cost and hop matrices are cap x cap, row-major.  Inserting a host keeps
- * host[] sorted, so the rows and columns after the insertion point move by one.
+ * Storage (see eco_map_impl.h): host[], subnet[] and adj[] have `cap`
+ * rows; adj[h] lists h's measured pairs, ascending by the other host.
+ * Inserting a host keeps host[] sorted, so the hosts after the insertion
+ * point move up by one, in every list too.
  */
 #include <math.h>
 #include <stdint.h>
@@ -31,29 +32,12 @@ static int name_ok(const char *name)
     return strpbrk(name, " \t\r\n\v\f#") == NULL;
 }
 
-/* A ncap x ncap matrix of -1 (unmeasured) with 0 on the diagonal, holding
- * the first n rows and columns of old (old_cap wide); NULL: no memory. */
-static double *grown_matrix(const double *old, size_t old_cap, size_t n, size_t ncap)
-{
-    double *c = malloc(ncap * ncap * sizeof *c);
-
-    if (!c)
-        return NULL;
-    for (size_t i = 0; i < ncap * ncap; i++)
-        c[i] = -1.0;
-    for (size_t i = 0; i < ncap; i++)
-        c[i * ncap + i] = 0.0;
-    for (size_t r = 0; r < n; r++)
-        memcpy(c + r * ncap, old + r * old_cap, n * sizeof *c);
-    return c;
-}
-
-/* Make room for `need` hosts: grow host[], subnet[] and the matrices to a
- * new capacity (geometric), keeping every entry at its (row, col). */
+/* Make room for `need` hosts: grow host[], subnet[] and adj[] to a new
+ * capacity (geometric); the new rows of adj[] are empty lists. */
 static int reserve(eco_map *m, int need)
 {
-    size_t ncap, old = (size_t)m->cap, n = (size_t)m->nhosts;
-    double *cost, *hops;
+    size_t ncap, old = (size_t)m->cap;
+    ecoi_adj *adj;
     char **host;
     int *subnet;
 
@@ -62,30 +46,19 @@ static int reserve(eco_map *m, int need)
     ncap = old < MIN_CAP ? MIN_CAP : old;
     while (ncap < (size_t)need)
         ncap *= 2;
-    if (ncap > INT32_MAX || ncap > SIZE_MAX / sizeof(double) / ncap)
+    if (ncap > INT32_MAX)
         return ECO_ERR_NOMEM;
-    cost = grown_matrix(m->cost, old, n, ncap);
-    hops = grown_matrix(m->hops, old, n, ncap);
-    if (!cost || !hops) {
-        free(cost);
-        free(hops);
-        return ECO_ERR_NOMEM;
-    }
     host = realloc(m->host, ncap * sizeof *host);
     if (host)
         m->host = host;
     subnet = host ? realloc(m->subnet, ncap * sizeof *subnet) : NULL;
     if (subnet)
         m->subnet = subnet;
-    if (!host || !subnet) {
-        free(cost);
-        free(hops);
-        return ECO_ERR_NOMEM;
-    }
-    free(m->cost);
-    free(m->hops);
-    m->cost = cost;
-    m->hops = hops;
+    adj = subnet ? realloc(m->adj, ncap * sizeof *adj) : NULL;
+    if (!adj)
+        return ECO_ERR_NOMEM; /* what was grown stays: cap is the least of them */
+    memset(adj + old, 0, (ncap - old) * sizeof *adj);
+    m->adj = adj;
     m->cap = (int)ncap;
     return ECO_OK;
 }
@@ -111,8 +84,9 @@ void eco_map_free(eco_map *map)
     for (int i = 0; i < map->nhosts; i++)
         free(map->host[i]);
     free(map->host);
-    free(map->cost);
-    free(map->hops);
+    for (int i = 0; map->adj && i < map->cap; i++)
+        free(map->adj[i].link);
+    free(map->adj);
     free(map->subnet);
     free(map->degree);
     ecoi_model_free(map->model);
@@ -163,28 +137,14 @@ static int search(const eco_map *m, const char *name)
     return -lo - 1;
 }
 
-/*
- * Open row and column `pos` of a matrix for a new host (nhosts grows by
- * one).  Entries move to higher addresses only, so walking rows from the
- * last down, and within a row the right part before the left, never reads
- * an entry that was already overwritten.
- */
-static void open_matrix(double *c, size_t cap, size_t n, size_t p)
+/* Host indexes from p up move one up (a host was inserted at p): every
+ * list stays ascending.  Nothing to do when the new host is the last. */
+static void open_index(eco_map *m, int p)
 {
-    for (size_t r = n; r-- > 0;) {
-        size_t src;
-        if (r == p)
-            continue;
-        src = r < p ? r : r - 1;
-        memmove(c + r * cap + p + 1, c + src * cap + p, (n - 1 - p) * sizeof *c);
-        if (r != src)
-            memmove(c + r * cap, c + src * cap, p * sizeof *c);
-    }
-    for (size_t i = 0; i < n; i++) {
-        c[p * cap + i] = -1.0;
-        c[i * cap + p] = -1.0;
-    }
-    c[p * cap + p] = 0.0;
+    for (int h = 0; h < m->nhosts; h++)
+        for (int i = 0; i < m->adj[h].n; i++)
+            if (m->adj[h].link[i].to >= p)
+                m->adj[h].link[i].to++;
 }
 
 int eco_map_add_host(eco_map *map, const char *name)
@@ -204,8 +164,11 @@ int eco_map_add_host(eco_map *map, const char *name)
     copy = strdup(name);
     if (!copy)
         return ECO_ERR_NOMEM;
-    open_matrix(map->cost, (size_t)map->cap, (size_t)map->nhosts + 1, (size_t)pos);
-    open_matrix(map->hops, (size_t)map->cap, (size_t)map->nhosts + 1, (size_t)pos);
+    if (pos < map->nhosts)
+        open_index(map, pos);
+    memmove(map->adj + pos + 1, map->adj + pos,
+            (size_t)(map->nhosts - pos) * sizeof *map->adj);
+    memset(&map->adj[pos], 0, sizeof map->adj[pos]);
     memmove(map->host + pos + 1, map->host + pos,
             (size_t)(map->nhosts - pos) * sizeof *map->host);
     memmove(map->subnet + pos + 1, map->subnet + pos,
@@ -216,50 +179,283 @@ int eco_map_add_host(eco_map *map, const char *name)
     return pos;
 }
 
-/* The indexes of two distinct valid names, added when new. */
-static int pair_of(eco_map *map, const char *a, const char *b, size_t *ab, size_t *ba)
-{
-    int ia, ib;
+/* ------------------------------------------------------------------ */
+/* The measured pairs                                                  */
+/* ------------------------------------------------------------------ */
 
+/* The index in a's list of the link to b, or -(insertion point) - 1. */
+static int find_link(const ecoi_adj *a, int b)
+{
+    int lo = 0, hi = a->n - 1;
+
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (a->link[mid].to == b)
+            return mid;
+        if (a->link[mid].to < b)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -lo - 1;
+}
+
+/* The link a -> b, or NULL when the pair has nothing measured. */
+static const ecoi_link *get_link(const eco_map *m, int a, int b)
+{
+    int i;
+
+    if (m->adj[b].n < m->adj[a].n) { /* the shorter list: hubs are long */
+        int t = a;
+        a = b;
+        b = t;
+    }
+    i = find_link(&m->adj[a], b);
+    return i >= 0 ? &m->adj[a].link[i] : NULL;
+}
+
+double ecoi_map_cost_ij(const eco_map *m, int a, int b)
+{
+    const ecoi_link *l;
+
+    if (a == b)
+        return 0.0;
+    l = get_link(m, a, b);
+    return l ? l->cost : -1.0;
+}
+
+int ecoi_map_hops_ij(const eco_map *m, int a, int b)
+{
+    const ecoi_link *l;
+
+    if (a == b)
+        return 0;
+    l = get_link(m, a, b);
+    return l ? l->hops : -1;
+}
+
+/* Room for one more link in a's list. */
+static int grow_list(ecoi_adj *a, int extra)
+{
+    ecoi_link *l;
+    int cap;
+
+    if (a->n + extra <= a->cap)
+        return ECO_OK;
+    cap = a->cap ? a->cap : 2;
+    while (cap < a->n + extra)
+        cap *= 2;
+    if (!(l = realloc(a->link, (size_t)cap * sizeof *l)))
+        return ECO_ERR_NOMEM;
+    a->link = l;
+    a->cap = cap;
+    return ECO_OK;
+}
+
+/* The link a -> b, inserted (nothing measured) when new; NULL: no memory. */
+static ecoi_link *link_at(eco_map *m, int a, int b)
+{
+    ecoi_adj *x = &m->adj[a];
+    int i = find_link(x, b);
+
+    if (i >= 0)
+        return &x->link[i];
+    i = -i - 1;
+    if (grow_list(x, 1) != ECO_OK)
+        return NULL;
+    memmove(x->link + i + 1, x->link + i, (size_t)(x->n - i) * sizeof *x->link);
+    x->link[i] = (ecoi_link){ b, -1, -1.0 };
+    x->n++;
+    return &x->link[i];
+}
+
+/* Drop the link a -> b when nothing of it is measured any more. */
+static void drop_if_empty(eco_map *m, int a, int b)
+{
+    ecoi_adj *x = &m->adj[a];
+    int i = find_link(x, b);
+
+    if (i >= 0 && x->link[i].cost < 0.0 && x->link[i].hops < 0) {
+        memmove(x->link + i, x->link + i + 1, (size_t)(x->n - i - 1) * sizeof *x->link);
+        x->n--;
+    }
+}
+
+/* Set the pair's cost and hops in both lists (each < 0: not measured). */
+static int set_pair(eco_map *m, int a, int b, double cost, int hops)
+{
+    ecoi_link *ab, *ba;
+
+    /* both lists have room first, so that neither changes alone */
+    if (grow_list(&m->adj[a], 1) != ECO_OK || grow_list(&m->adj[b], 1) != ECO_OK)
+        return ECO_ERR_NOMEM;
+    ab = link_at(m, a, b);
+    ba = link_at(m, b, a);
+    ab->cost = ba->cost = cost < 0.0 ? -1.0 : cost;
+    ab->hops = ba->hops = hops < 0 ? -1 : hops;
+    drop_if_empty(m, a, b);
+    drop_if_empty(m, b, a);
+    return ECO_OK;
+}
+
+int ecoi_map_set_cost(eco_map *m, int a, int b, double seconds)
+{
+    if (a == b)
+        return ECO_ERR_ARG; /* the diagonal is 0, not stored */
+    return set_pair(m, a, b, seconds, ecoi_map_hops_ij(m, a, b));
+}
+
+size_t ecoi_map_measured_pairs(const eco_map *m)
+{
+    size_t count = 0;
+
+    for (int a = 0; a < m->nhosts; a++)
+        for (int i = 0; i < m->adj[a].n; i++)
+            count += m->adj[a].link[i].to > a && m->adj[a].link[i].cost > 0.0;
+    return count;
+}
+
+/* One direction of a pair, for sorting the pairs of a bulk load. */
+typedef struct dlink {
+    int from;
+    ecoi_link l;
+} dlink;
+
+static int cmp_dlink(const void *x, const void *y)
+{
+    const dlink *p = x, *q = y;
+
+    if (p->from != q->from)
+        return p->from < q->from ? -1 : 1;
+    return (p->l.to > q->l.to) - (p->l.to < q->l.to);
+}
+
+/* Fold link y into x: the cheaper cost, the larger hops. */
+static void merge_link(ecoi_link *x, const ecoi_link *y)
+{
+    if (y->cost > 0.0 && (x->cost < 0.0 || y->cost < x->cost))
+        x->cost = y->cost;
+    if (y->hops > x->hops)
+        x->hops = y->hops;
+}
+
+/* Host h's list merged with the sorted new links d[0..nd-1] into out,
+ * equal `to` folded together; the length of out. */
+static int merge_list(const ecoi_adj *old, const dlink *d, size_t nd, ecoi_link *out)
+{
+    int i = 0, len = 0;
+    size_t j = 0;
+
+    while (i < old->n || j < nd) {
+        const ecoi_link *next;
+        if (j >= nd || (i < old->n && old->link[i].to <= d[j].l.to))
+            next = &old->link[i++];
+        else
+            next = &d[j++].l;
+        if (len > 0 && out[len - 1].to == next->to)
+            merge_link(&out[len - 1], next);
+        else
+            out[len++] = *next;
+    }
+    return len;
+}
+
+int ecoi_map_add_pairs(eco_map *m, const ecoi_pair *p, size_t n)
+{
+    dlink *d;
+    ecoi_link **fresh;
+    size_t i, j, nd = 0;
+    int rc = ECO_OK, k = 0;
+
+    if (n == 0)
+        return ECO_OK;
+    if (n > SIZE_MAX / 2 / sizeof *d)
+        return ECO_ERR_NOMEM;
+    if (!(d = malloc(2 * n * sizeof *d)))
+        return ECO_ERR_NOMEM;
+    for (i = 0; i < n; i++) {
+        ecoi_link l = { p[i].b, p[i].hops < 0 ? -1 : p[i].hops,
+                        p[i].cost > 0.0 ? p[i].cost : -1.0 };
+        if (l.cost < 0.0 && l.hops < 0)
+            continue; /* nothing measured */
+        d[nd].from = p[i].a;
+        d[nd++].l = l;
+        l.to = p[i].a;
+        d[nd].from = p[i].b;
+        d[nd++].l = l;
+    }
+    qsort(d, nd, sizeof *d, cmp_dlink);
+    /* the new lists first, installed only when every one was made */
+    fresh = calloc((size_t)m->nhosts + 1, sizeof *fresh);
+    for (i = 0; fresh && i < nd; i = j) {
+        int h = d[i].from;
+        for (j = i; j < nd && d[j].from == h; j++)
+            ;
+        if (!(fresh[h] = malloc(((size_t)m->adj[h].n + (j - i)) * sizeof **fresh))) {
+            rc = ECO_ERR_NOMEM;
+            break;
+        }
+    }
+    if (!fresh)
+        rc = ECO_ERR_NOMEM;
+    for (i = 0; rc == ECO_OK && i < nd; i = j) {
+        int h = d[i].from;
+        for (j = i; j < nd && d[j].from == h; j++)
+            ;
+        k = merge_list(&m->adj[h], d + i, j - i, fresh[h]);
+        free(m->adj[h].link);
+        m->adj[h].link = fresh[h];
+        m->adj[h].cap = m->adj[h].n + (int)(j - i);
+        m->adj[h].n = k;
+        fresh[h] = NULL;
+    }
+    for (int h = 0; fresh && h < m->nhosts; h++)
+        free(fresh[h]);
+    free(fresh);
+    free(d);
+    return rc;
+}
+
+/* The indexes of two distinct valid names, added when new. */
+static int pair_of(eco_map *map, const char *a, const char *b, int *ia, int *ib)
+{
     if (!map || !name_ok(a) || !name_ok(b) || strcmp(a, b) == 0)
         return ECO_ERR_ARG;
-    ia = eco_map_add_host(map, a);
-    if (ia < 0)
-        return ia;
-    ib = eco_map_add_host(map, b);
-    if (ib < 0)
-        return ib;
-    ia = search(map, a); /* adding b may have moved a */
-    *ab = (size_t)ia * (size_t)map->cap + (size_t)ib;
-    *ba = (size_t)ib * (size_t)map->cap + (size_t)ia;
+    *ia = eco_map_add_host(map, a);
+    if (*ia < 0)
+        return *ia;
+    *ib = eco_map_add_host(map, b);
+    if (*ib < 0)
+        return *ib;
+    *ia = search(map, a); /* adding b may have moved a */
     return ECO_OK;
 }
 
 int eco_map_add_cost(eco_map *map, const char *a, const char *b, double seconds)
 {
-    size_t ab, ba;
-    int rc;
+    double old;
+    int ia, ib, rc;
 
     if (!isfinite(seconds) || seconds <= 0.0)
         return ECO_ERR_ARG;
-    if ((rc = pair_of(map, a, b, &ab, &ba)) != ECO_OK)
+    if ((rc = pair_of(map, a, b, &ia, &ib)) != ECO_OK)
         return rc;
-    if (map->cost[ab] < 0.0 || seconds < map->cost[ab])
-        map->cost[ab] = map->cost[ba] = seconds;
+    old = ecoi_map_cost_ij(map, ia, ib);
+    if (old < 0.0 || seconds < old)
+        return set_pair(map, ia, ib, seconds, ecoi_map_hops_ij(map, ia, ib));
     return ECO_OK;
 }
 
 int eco_map_add_hops(eco_map *map, const char *a, const char *b, int hops)
 {
-    size_t ab, ba;
-    int rc;
+    int ia, ib, rc;
 
     if (hops < 0 || hops > ECO_MAX_HOPS)
         return ECO_ERR_ARG;
-    if ((rc = pair_of(map, a, b, &ab, &ba)) != ECO_OK)
+    if ((rc = pair_of(map, a, b, &ia, &ib)) != ECO_OK)
         return rc;
-    if (map->hops[ab] < (double)hops) /* the longer way of the two directions */
-        map->hops[ab] = map->hops[ba] = hops;
+    if (ecoi_map_hops_ij(map, ia, ib) < hops) /* the longer way of the two directions */
+        return set_pair(map, ia, ib, ecoi_map_cost_ij(map, ia, ib), hops);
     return ECO_OK;
 }
 
@@ -316,8 +512,8 @@ int eco_map_hops(const eco_map *map, int a, int b)
 int ecoi_map_has_hops(const eco_map *m)
 {
     for (int a = 0; a < m->nhosts; a++)
-        for (int b = a + 1; b < m->nhosts; b++)
-            if (ecoi_map_hops_ij(m, a, b) >= 0)
+        for (int i = 0; i < m->adj[a].n; i++)
+            if (m->adj[a].link[i].hops >= 0)
                 return 1;
     return 0;
 }

@@ -101,7 +101,8 @@ typedef struct hopwork {
     int *root;     /* [n] host -> its subnet's union-find root */
     int *first;    /* [n] root -> first member, -1 */
     int *next;     /* [n] member -> next member of its subnet, -1 */
-    int *ok;       /* [n] root -> every pair with the subnet at 0 hops */
+    int *size;     /* [n] root -> members of its subnet */
+    long long *zero; /* [n] root -> pairs at 0 hops with the subnet at hand */
     int *into;     /* [n] root -> root to join, -1 */
     double *in_min, *out_min;
 } hopwork;
@@ -114,25 +115,32 @@ static int all_unplaced(const hopwork *w, int s, double f)
     return 1;
 }
 
-/* The one subnet (root) that shares subnet s's network, or -1. */
+/* The one subnet (root) that shares subnet s's network, or -1: the
+ * subnets r whose every pair with s has 0 hops measured, counted over
+ * the measured pairs of s's hosts (zero[] is all 0 on entry and exit). */
 static int shared_network(const eco_map *m, const hopwork *w, int s)
 {
-    int n = m->nhosts, found = -1;
+    int found = -1, two = 0;
 
-    for (int h = 0; h < n; h++)
-        w->ok[h] = 1;
-    for (int a = w->first[s]; a >= 0; a = w->next[a])
-        for (int b = 0; b < n; b++)
-            if (w->root[b] != s && ecoi_map_hops_ij(m, a, b) != 0)
-                w->ok[w->root[b]] = 0;
-    for (int r = 0; r < n; r++) {
-        if (r == s || w->first[r] < 0 || !w->ok[r])
-            continue;
-        if (found >= 0)
-            return -1; /* two candidates: the hops do not say which */
-        found = r;
-    }
-    return found;
+    for (int pass = 0; pass < 2; pass++)
+        for (int a = w->first[s]; a >= 0; a = w->next[a])
+            for (int i = 0; i < m->adj[a].n; i++) {
+                const ecoi_link *l = &m->adj[a].link[i];
+                int r = w->root[l->to];
+                if (r == s || l->hops != 0)
+                    continue;
+                if (pass == 0) {
+                    w->zero[r]++;
+                    continue;
+                }
+                /* the pass that reads the counts also clears them */
+                if (w->zero[r] == (long long)w->size[s] * w->size[r] && r != found) {
+                    two |= found >= 0;
+                    found = r;
+                }
+                w->zero[r] = 0;
+            }
+    return two ? -1 : found; /* two candidates: the hops do not say which */
 }
 
 static void costs_around(const eco_map *m, hopwork *w)
@@ -141,10 +149,11 @@ static void costs_around(const eco_map *m, hopwork *w)
 
     for (int a = 0; a < n; a++) {
         w->in_min[a] = w->out_min[a] = INFINITY;
-        for (int b = 0; b < n; b++) {
-            double c = ecoi_map_cost_ij(m, a, b);
-            double *side = w->root[a] == w->root[b] ? &w->in_min[a] : &w->out_min[a];
-            if (a != b && c > 0.0 && c < *side)
+        for (int b = 0; b < m->adj[a].n; b++) {
+            double c = m->adj[a].link[b].cost;
+            int to = m->adj[a].link[b].to;
+            double *side = w->root[a] == w->root[to] ? &w->in_min[a] : &w->out_min[a];
+            if (c > 0.0 && c < *side)
                 *side = c;
         }
     }
@@ -161,11 +170,12 @@ static int place_by_hops(const eco_map *m, uf *u, double f)
     w.root = malloc(n * sizeof *w.root);
     w.first = malloc(n * sizeof *w.first);
     w.next = malloc(n * sizeof *w.next);
-    w.ok = malloc(n * sizeof *w.ok);
+    w.size = calloc(n, sizeof *w.size);
+    w.zero = calloc(n, sizeof *w.zero);
     w.into = malloc(n * sizeof *w.into);
     w.in_min = malloc(n * sizeof *w.in_min);
     w.out_min = malloc(n * sizeof *w.out_min);
-    if (w.root && w.first && w.next && w.ok && w.into && w.in_min && w.out_min) {
+    if (w.root && w.first && w.next && w.size && w.zero && w.into && w.in_min && w.out_min) {
         for (int h = 0; h < m->nhosts; h++) {
             w.root[h] = find(u, h);
             w.first[h] = w.into[h] = -1;
@@ -173,6 +183,7 @@ static int place_by_hops(const eco_map *m, uf *u, double f)
         for (int h = m->nhosts - 1; h >= 0; h--) {
             w.next[h] = w.first[w.root[h]];
             w.first[w.root[h]] = h;
+            w.size[w.root[h]]++;
         }
         costs_around(m, &w);
         for (int s = 0; s < m->nhosts; s++)
@@ -186,7 +197,8 @@ static int place_by_hops(const eco_map *m, uf *u, double f)
     free(w.root);
     free(w.first);
     free(w.next);
-    free(w.ok);
+    free(w.size);
+    free(w.zero);
     free(w.into);
     free(w.in_min);
     free(w.out_min);
@@ -196,18 +208,20 @@ static int place_by_hops(const eco_map *m, uf *u, double f)
 /* The measured edges, a < b, sorted; min_edge of every host. */
 static edge *sorted_edges(const eco_map *m, double *min_edge, size_t *nedges)
 {
-    size_t n = (size_t)m->nhosts, count = 0;
-    edge *e = malloc((n * (n - 1) / 2 + 1) * sizeof *e);
+    size_t n = (size_t)m->nhosts, count = ecoi_map_measured_pairs(m);
+    edge *e = malloc((count + 1) * sizeof *e);
 
     if (!e)
         return NULL;
+    count = 0;
     for (size_t a = 0; a < n; a++)
         min_edge[a] = INFINITY;
     for (size_t a = 0; a < n; a++)
-        for (size_t b = a + 1; b < n; b++) {
-            double c = ecoi_map_cost_ij(m, (int)a, (int)b);
-            if (c <= 0.0)
-                continue; /* unmeasured */
+        for (int i = 0; i < m->adj[a].n; i++) {
+            size_t b = (size_t)m->adj[a].link[i].to;
+            double c = m->adj[a].link[i].cost;
+            if (b < a || c <= 0.0)
+                continue; /* the other direction, or hops only */
             e[count].cost = c;
             e[count].a = (int)a;
             e[count].b = (int)b;

@@ -108,9 +108,9 @@ ecoi_model *ecoi_model_default(const eco_map *m)
         for (size_t i = 0; i < (size_t)S * (size_t)S; i++)
             best[i] = -1.0;
         for (int a = 0; m && m->subnet && m->nsubnets > 0 && a < m->nhosts; a++)
-            for (int b = a + 1; b < m->nhosts; b++) {
-                int s = m->subnet[a], t = m->subnet[b];
-                double c = ecoi_map_cost_ij(m, a, b);
+            for (int i = 0; i < m->adj[a].n; i++) { /* the measured pairs */
+                int s = m->subnet[a], t = m->subnet[m->adj[a].link[i].to];
+                double c = m->adj[a].link[i].cost;
                 if (s < 0 || t < 0 || s >= S || t >= S || c <= 0)
                     continue;
                 if (best[s * S + t] < 0 || c < best[s * S + t])

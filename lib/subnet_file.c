@@ -49,33 +49,26 @@ static const char *unwritable(const eco_map *m)
     return NULL;
 }
 
-static size_t measured_pairs(const eco_map *m)
-{
-    size_t count = 0;
-
-    for (int a = 0; a < m->nhosts; a++)
-        for (int b = a + 1; b < m->nhosts; b++)
-            count += ecoi_map_cost_ij(m, a, b) > 0.0;
-    return count;
-}
-
+/* The pairs in order (a < b, each host's list ascending): all costs,
+ * then all hops. */
 static void print_costs(const eco_map *m, FILE *out)
 {
     char num[40];
 
     for (int a = 0; a < m->nhosts; a++)
-        for (int b = a + 1; b < m->nhosts; b++) {
-            double c = ecoi_map_cost_ij(m, a, b);
-            if (c <= 0.0)
+        for (int i = 0; i < m->adj[a].n; i++) {
+            const ecoi_link *l = &m->adj[a].link[i];
+            if (l->to < a || l->cost <= 0.0)
                 continue;
-            ecoi_format_double(c, num, sizeof num);
-            fprintf(out, "cost %s %s %s\n", m->host[a], m->host[b], num);
+            ecoi_format_double(l->cost, num, sizeof num);
+            fprintf(out, "cost %s %s %s\n", m->host[a], m->host[l->to], num);
         }
     for (int a = 0; a < m->nhosts; a++)
-        for (int b = a + 1; b < m->nhosts; b++)
-            if (ecoi_map_hops_ij(m, a, b) >= 0)
-                fprintf(out, "hops %s %s %d\n", m->host[a], m->host[b],
-                        ecoi_map_hops_ij(m, a, b));
+        for (int i = 0; i < m->adj[a].n; i++) {
+            const ecoi_link *l = &m->adj[a].link[i];
+            if (l->to > a && l->hops >= 0)
+                fprintf(out, "hops %s %s %d\n", m->host[a], m->host[l->to], l->hops);
+        }
 }
 
 /* One line per subnet; hosts bucketed by subnet in one pass. */
@@ -144,7 +137,7 @@ int eco_map_fprint(const eco_map *map, FILE *out)
         return ECO_ERR_ARG;
     fprintf(out, "# eco-subnets(5) network map, written by libeco %s\n", PACKAGE_VERSION);
     fprintf(out, "# %d hosts, %zu measured pairs, %d subnets\n", map->nhosts,
-            measured_pairs(map), map->nsubnets);
+            ecoi_map_measured_pairs(map), map->nsubnets);
     /* the lowest version whose readers take everything the map has */
     fprintf(out, "%s %d\n", ECO_FILE_MAGIC, version);
     ecoi_format_double(map->threshold, num, sizeof num);
@@ -494,54 +487,94 @@ static int host_at(reader *r, const char *name, int line, int *h)
     return *h >= 0 ? ECO_OK : bad(r, line, "unknown host '%.*s'", ECO_MAX_HOSTNAME, name);
 }
 
-/* The line of the first kw line for the pair a, b before record `upto`. */
-static int first_pair_line(const reader *r, const char *kw, int a, int b, size_t upto)
+/* A pair line read, for finding a pair given twice. */
+typedef struct pairline {
+    ecoi_pair p;   /* a < b */
+    int line;
+} pairline;
+
+static int cmp_pairline(const void *x, const void *y)
 {
-    for (size_t i = 1; i < upto; i++) {
-        char **f = &r->tok[r->rec[i].first];
-        int x, y;
-        if (!is(r, &r->rec[i], kw))
-            continue;
-        x = eco_map_find_host(r->map, f[1]);
-        y = eco_map_find_host(r->map, f[2]);
-        if ((x == a && y == b) || (x == b && y == a))
-            return r->rec[i].line;
-    }
-    return 0;
+    const pairline *u = x, *v = y;
+
+    if (u->p.a != v->p.a)
+        return u->p.a < v->p.a ? -1 : 1;
+    if (u->p.b != v->p.b)
+        return u->p.b < v->p.b ? -1 : 1;
+    return (u->line > v->line) - (u->line < v->line);
 }
 
-/* Pass 3: the cost lines into cost[], the hops lines into hops[]. */
-static int load_pairs(reader *r, const char *kw, double *matrix)
+/* The kw lines into pl[] (n of them), up to the first line naming an
+ * unknown host or a host twice: its error in *why (ECO_OK: none). */
+static size_t read_pairs(reader *r, const char *kw, pairline *pl, int *why)
 {
-    eco_map *m = r->map;
-    size_t cap = (size_t)m->cap;
-    int a, b, rc, hops;
+    size_t n = 0;
+    int a, b, hops;
 
+    *why = ECO_OK;
     for (size_t i = 1; i < r->nrec; i++) {
         const rec *x = &r->rec[i];
         char **f = &r->tok[x->first];
-        double *ab, *ba;
         if (!is(r, x, kw))
             continue;
-        if ((rc = host_at(r, f[1], x->line, &a)) != ECO_OK ||
-            (rc = host_at(r, f[2], x->line, &b)) != ECO_OK)
-            return rc;
-        if (a == b)
-            return bad(r, x->line, "%s from host '%s' to itself", kw, f[1]);
-        ab = &matrix[(size_t)a * cap + (size_t)b];
-        ba = &matrix[(size_t)b * cap + (size_t)a];
-        if (*ab >= 0.0)
-            return bad(r, x->line, "second %s for the pair %s %s (first on line %d)", kw,
-                       m->host[a < b ? a : b], m->host[a < b ? b : a],
-                       first_pair_line(r, kw, a, b, i));
-        if (matrix == m->hops) {
+        if ((*why = host_at(r, f[1], x->line, &a)) != ECO_OK ||
+            (*why = host_at(r, f[2], x->line, &b)) != ECO_OK)
+            break;
+        if (a == b) {
+            *why = bad(r, x->line, "%s from host '%s' to itself", kw, f[1]);
+            break;
+        }
+        pl[n].p = (ecoi_pair){ a < b ? a : b, a < b ? b : a, -1, -1.0 };
+        if (strcmp(kw, "hops") == 0) {
             (void)ecoi_parse_int(f[3], 0, ECO_MAX_HOPS, &hops);
-            *ab = hops;
+            pl[n].p.hops = hops;
         } else
-            (void)ecoi_parse_double(f[3], ab);
-        *ba = *ab;
+            (void)ecoi_parse_double(f[3], &pl[n].p.cost);
+        pl[n++].line = x->line;
     }
-    return ECO_OK;
+    return n;
+}
+
+/*
+ * Pass 3: the cost lines, then the hops lines, into the map's pairs, in
+ * one bulk load each (a file of 100,000 hosts has as many pairs or more).
+ * The errors are those of a reading line by line: the first line that
+ * names an unknown host, or gives a pair a second time, whichever comes
+ * first.  Sorting the pairs with their lines finds the second lines: an
+ * error from read_pairs comes after every line it read.
+ */
+static int load_pairs(reader *r, const char *kw)
+{
+    pairline *pl = malloc((r->nrec + 1) * sizeof *pl);
+    size_t n, dup = 0;
+    ecoi_pair *p = NULL;
+    int rc;
+
+    if (!pl)
+        return ECO_ERR_NOMEM;
+    n = read_pairs(r, kw, pl, &rc);
+    qsort(pl, n, sizeof *pl, cmp_pairline);
+    for (size_t i = 1; i < n; i++)
+        if (pl[i].p.a == pl[i - 1].p.a && pl[i].p.b == pl[i - 1].p.b &&
+            (!dup || pl[i].line < pl[dup].line))
+            dup = i;
+    if (dup) {
+        size_t first = dup;
+        while (first > 0 && pl[first - 1].p.a == pl[dup].p.a && pl[first - 1].p.b == pl[dup].p.b)
+            first--;
+        rc = bad(r, pl[dup].line, "second %s for the pair %s %s (first on line %d)", kw,
+                 r->map->host[pl[dup].p.a], r->map->host[pl[dup].p.b], pl[first].line);
+    }
+    if (rc == ECO_OK && !(p = malloc((n + 1) * sizeof *p)))
+        rc = ECO_ERR_NOMEM;
+    if (rc == ECO_OK) {
+        for (size_t i = 0; i < n; i++)
+            p[i] = pl[i].p;
+        rc = ecoi_map_add_pairs(r->map, p, n);
+        free(p);
+    }
+    free(pl);
+    return rc;
 }
 
 /* One subnet line: its hosts join subnet id; line_of[] says where. */
@@ -753,9 +786,9 @@ int eco_map_read(const char *path, eco_map **map, char *err, size_t errlen)
     if (rc == ECO_OK)
         rc = make_hosts(&r);
     if (rc == ECO_OK)
-        rc = load_pairs(&r, "cost", r.map->cost);
+        rc = load_pairs(&r, "cost");
     if (rc == ECO_OK)
-        rc = load_pairs(&r, "hops", r.map->hops);
+        rc = load_pairs(&r, "hops");
     if (rc == ECO_OK)
         rc = load_subnets(&r);
     if (rc == ECO_OK)

@@ -28,6 +28,8 @@ typedef struct build {
     int *task;         /* [n] members, slice of group g = task[gstart[g]..gstart[g+1]-1] */
     int *grp;          /* [n] member -> group */
     int *tpos;         /* [n] member -> position in its group's slice */
+    int *hgrp;         /* [map->nhosts] host -> its group, -1: no members
+                        * (the measured pairs are walked from the hosts) */
     int ngroups;
     int *gstart;       /* [ngroups+1] */
     int *hosts;        /* [ngroups] groups by subnet: slice of s = hosts[sstart[s]..] */
@@ -115,7 +117,7 @@ static int check_args(const eco_map *map, int n, const int *member_host,
     *tree = NULL;
     if (n < 1 || !member_host || root < 0 || root >= n)
         return ECO_ERR_ARG;
-    if (map && (map->nhosts < 0 || (map->nhosts > 0 && !map->cost)))
+    if (map && (map->nhosts < 0 || (map->nhosts > 0 && !map->adj)))
         return ECO_ERR_ARG;
     for (int m = 0; m < n; m++) {
         int h = member_host[m];
@@ -130,6 +132,7 @@ static void build_free(build *b)
     free(b->task);
     free(b->grp);
     free(b->tpos);
+    free(b->hgrp);
     free(b->gstart);
     free(b->hosts);
     free(b->hpos);
@@ -181,6 +184,15 @@ static int group_members(build *b)
             b->grp[b->task[i]] = g;
             b->tpos[b->task[i]] = i - b->gstart[g];
         }
+    if (b->map) {
+        if (!(b->hgrp = malloc(((size_t)b->map->nhosts + 1) * sizeof *b->hgrp)))
+            return ECO_ERR_NOMEM;
+        for (int h = 0; h < b->map->nhosts; h++)
+            b->hgrp[h] = -1;
+        for (g = 0; g < b->ngroups; g++)
+            if (b->mh[b->task[b->gstart[g]]] >= 0)
+                b->hgrp[b->mh[b->task[b->gstart[g]]]] = g;
+    }
     return ECO_OK;
 }
 
@@ -245,8 +257,8 @@ static int make_subnets(build *b, const gkey *k)
  * host.  A host is slow when its cheapest cost to another host of the
  * subnet is more than (1 + threshold) times the cheapest inside the
  * subnet: a slow interface costs the same to every other host.  Stable:
- * the fast hosts, and the slow ones, keep their order.  O(size^2) per
- * subnet, as measure_subnets.
+ * the fast hosts, and the slow ones, keep their order.  O(measured pairs
+ * of its hosts) per subnet, as measure_subnets.
  */
 static int fastest_first(build *b)
 {
@@ -265,11 +277,12 @@ static int fastest_first(build *b)
         if (len < 3)
             continue;
         for (int i = 0; i < len; i++) {
+            const ecoi_adj *adj = &b->map->adj[b->mh[b->task[b->gstart[h[i]]]]];
             own[i] = INFINITY;
-            for (int j = 0; j < len; j++) {
-                double c = ecoi_map_cost_ij(b->map, b->mh[b->task[b->gstart[h[i]]]],
-                                            b->mh[b->task[b->gstart[h[j]]]]);
-                if (j != i && c > 0.0 && c < own[i])
+            for (int j = 0; j < adj->n; j++) {
+                int g = b->hgrp[adj->link[j].to];
+                double c = adj->link[j].cost;
+                if (g >= 0 && b->sub[g] == s && c > 0.0 && c < own[i])
                     own[i] = c;
             }
             if (own[i] < cheapest)
@@ -348,13 +361,15 @@ static double fill_cost(const eco_map *map)
 {
     double max = -1.0;
     for (int a = 0; map && a < map->nhosts; a++)
-        for (int b = a + 1; b < map->nhosts; b++)
-            if (ecoi_map_cost_ij(map, a, b) > max)
-                max = ecoi_map_cost_ij(map, a, b);
+        for (int i = 0; i < map->adj[a].n; i++)
+            if (map->adj[a].link[i].cost > max)
+                max = map->adj[a].link[i].cost;
     return max >= 0.0 ? max : 1.0;
 }
 
-/* m[s][t] = the cheapest measured cost between hosts with members. */
+/* m[s][t] = the cheapest measured cost between hosts with members: the
+ * measured pairs of each such host (both directions: the lists are
+ * symmetric). */
 static int measure_subnets(const build *b, costs *c)
 {
     size_t sm = (size_t)c->sm;
@@ -365,16 +380,17 @@ static int measure_subnets(const build *b, costs *c)
     for (size_t i = 0; i < sm * sm; i++)
         c->m[i] = -1.0;
     for (int i = 0; i < gm; i++) {
-        int gi = b->hosts[i], hi = b->mh[b->task[b->gstart[gi]]];
+        int gi = b->hosts[i];
+        const ecoi_adj *adj = &b->map->adj[b->mh[b->task[b->gstart[gi]]]];
         size_t si = (size_t)b->sub[gi];
-        for (int j = i + 1; j < gm; j++) {
-            int gj = b->hosts[j], hj = b->mh[b->task[b->gstart[gj]]];
-            size_t sj = (size_t)b->sub[gj];
-            double x = ecoi_map_cost_ij(b->map, hi, hj);
-            if (si == sj || x < 0.0)
+        for (int j = 0; j < adj->n; j++) {
+            int gj = b->hgrp[adj->link[j].to];
+            double x = adj->link[j].cost;
+            size_t sj = gj >= 0 ? (size_t)b->sub[gj] : sm;
+            if (sj >= sm || si == sj || x < 0.0)
                 continue;
             if (c->m[si * sm + sj] < 0.0 || x < c->m[si * sm + sj])
-                c->m[si * sm + sj] = c->m[sj * sm + si] = x;
+                c->m[si * sm + sj] = x;
         }
     }
     for (size_t s = 0; s < sm; s++)
@@ -797,8 +813,8 @@ static int tree_fill(const build *b, eco_tree *t)
  *   rounds, so D <= ceil(log2 nsubnets), with equality (binomial tree)
  *   when nsubnets is a power of two.
  *
- * Cost: O(n log n + G log G) to group (G hosts with members), O(Gm^2) for
- * the subnet costs (Gm of them in the map), and the schedule,
+ * Cost: O(n log n + G log G) to group (G hosts with members), O(the map's
+ * hosts and measured pairs) for the subnet costs, and the schedule,
  * O(sm^2 log sm + S * sm + S log S) for S subnets of which sm have mapped
  * hosts (unmapped subnets all cost the same and share one heap).
  */

@@ -291,7 +291,8 @@ static void mode_mismatch(int n, const int *tids)
 
 /* The cost model of a version 3 file reaches every member, restricted to
  * the members' subnets: each member compares its context's model entry
- * by entry with the file's (read here too, by host name). */
+ * by entry, and its costs pair by pair, with the file's (read here too,
+ * by host name). */
 static void mode_model(int n, const int *tids)
 {
     ecot_report rep = { 0 };
@@ -334,6 +335,9 @@ static void mode_model(int n, const int *tids)
                            "link %d-%d differs from the file's %d-%d", s, t, fs, ft);
                 ecot_check(&rep, got->uplink[s] == want->uplink[fs],
                            "uplink %d differs from the file's %d", s, fs);
+                /* the boot message's list of measured pairs */
+                ecot_check(&rep, eco_map_cost(m, a, b) == eco_map_cost(file, fa, fb),
+                           "cost %s %s differs from the file's", m->host[a], m->host[b]);
             }
     }
     report(&rep, ECO_OK, got ? got->nsubnets : -1);

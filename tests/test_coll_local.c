@@ -368,7 +368,7 @@ static void test_select_planted(void)
     for (int a = 0; a < 6; a++)
         for (int b = 0; b < 6; b++)
             if (a / 2 != b / 2)
-                m->cost[a * m->cap + b] = 11.5e-3;
+                ecoi_map_set_cost(m, a, b, 11.5e-3);
     m->model = plant(3, 50e-6, 8e-9, 300e-6, 8e-7, 8e-7);
     /* long vectors: subnets chained, pipelined; reduce-to-all and
      * gather-to-all among the subnets' leaders */
@@ -391,7 +391,7 @@ static void test_select_planted(void)
     for (int a = 0; a < 6; a++)
         for (int b = 0; b < 6; b++)
             if ((a / 2 == 0 && b / 2 == 2) || (a / 2 == 2 && b / 2 == 0))
-                m->cost[a * m->cap + b] = 12.5e-3;
+                ecoi_map_set_cost(m, a, b, 12.5e-3);
     m->model->link[0 * 3 + 2] = m->model->link[2 * 3 + 0] = (ecoi_cost){ 400e-6, 8e-7 };
     CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_GATHER, 131072, NULL), "flat");
     CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_SCATTER, 131072, NULL), "flat");
@@ -463,7 +463,7 @@ static void test_select_busy(void)
     for (int a = 0; a < 6; a++)
         for (int b = 0; b < 6; b++)
             if (a / 2 != b / 2)
-                m->cost[a * m->cap + b] = 11.5e-3;
+                ecoi_map_set_cost(m, a, b, 11.5e-3);
     CU_ASSERT_EQUAL(ecoi_model_busy(NULL), busy[1]); /* eco-subnets(5) */
     /* quiet alphas below every busy cost tried: the floor is what moves */
     m->model = plant(3, 4e-6, 8e-9, 4e-6, 8e-7, 8e-7);

@@ -50,17 +50,15 @@ static eco_map *mk_map(int nh, const int *subnet, int nsub, const int *deg)
     CU_ASSERT_FATAL(m != NULL);
     m->nhosts = m->cap = nh;
     m->host = calloc((size_t)nh + 1, sizeof *m->host);
-    m->cost = malloc(((size_t)nh * nh + 1) * sizeof *m->cost);
+    m->adj = calloc((size_t)nh + 1, sizeof *m->adj);
     m->subnet = malloc(((size_t)nh + 1) * sizeof *m->subnet);
     m->degree = malloc(((size_t)nsub + 1) * sizeof *m->degree);
-    CU_ASSERT_FATAL(m->host && m->cost && m->subnet && m->degree);
+    CU_ASSERT_FATAL(m->host && m->adj && m->subnet && m->degree);
     for (int a = 0; a < nh; a++) {
         m->host[a] = malloc(8);
         CU_ASSERT_FATAL(m->host[a] != NULL);
         snprintf(m->host[a], 8, "h%03d", a % 1000);
         m->subnet[a] = subnet[a];
-        for (int b = 0; b < nh; b++)
-            m->cost[(size_t)a * nh + b] = a == b ? 0.0 : -1.0;
     }
     m->nsubnets = nsub;
     for (int s = 0; s < nsub; s++)
@@ -71,21 +69,13 @@ static eco_map *mk_map(int nh, const int *subnet, int nsub, const int *deg)
 
 static void set_cost(eco_map *m, int a, int b, double c)
 {
-    m->cost[(size_t)a * m->cap + b] = c;
-    m->cost[(size_t)b * m->cap + a] = c;
+    if (ecoi_map_set_cost(m, a, b, c) != ECO_OK) /* not an assert per pair */
+        CU_FAIL_FATAL("ecoi_map_set_cost");
 }
 
 static void free_map(eco_map *m)
 {
-    if (!m)
-        return;
-    for (int a = 0; a < m->nhosts; a++)
-        free(m->host[a]);
-    free(m->host);
-    free(m->cost);
-    free(m->subnet);
-    free(m->degree);
-    free(m);
+    eco_map_free(m); /* made of the same parts */
 }
 
 /* ------------------------------------------------------------------ */

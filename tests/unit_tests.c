@@ -12,6 +12,7 @@ extern const eco_suite eco_suite_subnet_file;
 extern const eco_suite eco_suite_tree;
 extern const eco_suite eco_suite_coll_local;
 extern const eco_suite eco_suite_api;
+extern const eco_suite eco_suite_scale;
 
 static const eco_suite *const suites[] = {
     &eco_suite_partition,
@@ -19,6 +20,7 @@ static const eco_suite *const suites[] = {
     &eco_suite_tree,
     &eco_suite_coll_local,
     &eco_suite_api,
+    &eco_suite_scale,
     NULL
 };
 
