@@ -805,7 +805,9 @@ static int show_predict(const layout *l, const options *o)
         for (int c = 0; c < ECOI_NCOLL; c++)
             if (!o->op || ecoi_coll_from_name(o->op) == c)
                 predict_one(l, mh, n, c == ECOI_C_ALLREDUCE || c == ECOI_C_ALLGATHER ||
-                            c == ECOI_C_ALLTOALL || c == ECOI_C_SCAN || c == ECOI_C_BARRIER
+                            c == ECOI_C_ALLTOALL || c == ECOI_C_SCAN || c == ECOI_C_BARRIER ||
+                            c == ECOI_C_ALLGATHERV || c == ECOI_C_ALLTOALLV ||
+                            c == ECOI_C_REDUCE_SCATTER || c == ECOI_C_EXSCAN
                             ? 0 : root, c, c == ECOI_C_BARRIER ? 0 : sizes[z]);
     free(mh);
     return 0;

@@ -178,9 +178,10 @@ typedef void (*eco_op)(int *datatype, void *x, void *y, int *num, int *info);
 #define ECO_ALL (-1) /* root meaning "to all" */
 /*
  * In place of a buffer, where the data already is in the other one (as
- * MPI_IN_PLACE): the sendbuf of eco_reduce, eco_gather (at the root, or
- * every member for ECO_ALL), eco_scan and eco_alltoall; the recvbuf of
- * eco_scatter's root.  See eco(3).
+ * MPI_IN_PLACE): the sendbuf of eco_reduce, eco_gather and eco_gatherv
+ * (at the root, or every member for ECO_ALL), eco_scan, eco_exscan,
+ * eco_alltoall, eco_alltoallv and eco_reduce_scatter; the recvbuf of
+ * eco_scatter's and eco_scatterv's root.  See eco(3).
  */
 #define ECO_IN_PLACE ((void *)1)
 
@@ -222,6 +223,24 @@ int eco_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                int datatype, eco_op op, int root);
 int eco_scan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
              int datatype, eco_op op);
+/*
+ * The vector forms: a count per member (in elements, as MPI's).  Block q
+ * of a counts/displacements pair is counts[q] elements from element
+ * displs[q] of the buffer; the blocks must not overlap.  See eco(3).
+ */
+int eco_gatherv(eco_ctx *ctx, const void *sendbuf, int sendcount, void *recvbuf,
+                const int *recvcounts, const int *displs, int datatype, int root);
+int eco_scatterv(eco_ctx *ctx, const void *sendbuf, const int *sendcounts,
+                 const int *displs, void *recvbuf, int recvcount, int datatype, int root);
+int eco_alltoallv(eco_ctx *ctx, const void *sendbuf, const int *sendcounts,
+                  const int *sdispls, void *recvbuf, const int *recvcounts,
+                  const int *rdispls, int datatype);
+int eco_reduce_scatter(eco_ctx *ctx, const void *sendbuf, void *recvbuf,
+                       const int *recvcounts, int datatype, eco_op op);
+/* Exclusive scan: rank r gets x_0 op ... op x_(r-1); rank 0's recvbuf is
+ * left untouched. */
+int eco_exscan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+               int datatype, eco_op op);
 int eco_ring(const eco_ctx *ctx, int *order);
 
 /*

@@ -18,24 +18,36 @@
 #include <string.h>
 #include "eco_coll.h"
 
-static int alltoall_run(eco_ctx *ctx, const char *sendbuf, char *recvbuf,
-                        size_t count, int datatype)
+/* Block j: count elements at j * count, or (with sc) sc[j] at sd[j] to
+ * send and rc_[j] at rd[j] to receive. */
+static int alltoall_run(eco_ctx *ctx, const char *sendbuf, const int *sc, const int *sd,
+                        char *recvbuf, const int *rc_, const int *rd, size_t count,
+                        int datatype)
 {
     const int n = ctx->n, me = ctx->rank, tag = ecoi_next_tag(ctx);
-    const size_t unit = count * ecoi_type_size(datatype);
+    const size_t size = ecoi_type_size(datatype);
     int rc = ECO_OK;
+#define SLEN(j) (sc ? (size_t)sc[j] : count)
+#define SAT(j) (sendbuf + (sc ? (size_t)sd[j] : (size_t)(j) * count) * size)
+#define RLEN(j) (sc ? (size_t)rc_[j] : count)
+#define RAT(j) (recvbuf + (sc ? (size_t)rd[j] : (size_t)(j) * count) * size)
 
-    if (recvbuf != sendbuf)   /* in place: the sends below copy before any receive */
-        memcpy(recvbuf + (size_t)me * unit, sendbuf + (size_t)me * unit, unit);
+    if (RAT(me) != SAT(me))   /* in place: the sends below copy before any receive */
+        memcpy(RAT(me), SAT(me), SLEN(me) * size);
+    /* Every pair exchanges a message, empty or not: a receiver whose
+     * count differs from the sender's fails (ECO_ERR_MISMATCH). */
     for (int k = 1; k < n && rc == ECO_OK; k++) {
         int to = (me + k) % n;
-        rc = ctx->tp->send(ctx->tp, to, tag, sendbuf + (size_t)to * unit, count, datatype);
+        rc = ctx->tp->send(ctx->tp, to, tag, SAT(to), SLEN(to), datatype);
     }
     for (int k = 1; k < n && rc == ECO_OK; k++) {
         int from = (me - k + n) % n;
-        rc = ctx->tp->recv(ctx->tp, from, tag, recvbuf + (size_t)from * unit,
-                           count, datatype, NULL, 0);
+        rc = ctx->tp->recv(ctx->tp, from, tag, RAT(from), RLEN(from), datatype, NULL, 0);
     }
+#undef SLEN
+#undef SAT
+#undef RLEN
+#undef RAT
     return rc;
 }
 
@@ -129,6 +141,56 @@ int eco_alltoall(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
     if (rc == ECO_OK && plan.run == ECOI_RUN_HIER)
         rc = alltoall_hier(ctx, &plan, sendbuf, recvbuf, (size_t)count, datatype);
     else if (rc == ECO_OK)
-        rc = alltoall_run(ctx, sendbuf, recvbuf, (size_t)count, datatype);
+        rc = alltoall_run(ctx, sendbuf, NULL, NULL, recvbuf, NULL, NULL, (size_t)count,
+                          datatype);
+    return ecoi_end(ctx, rc);
+}
+
+/*
+ * With a count per pair: sendcounts[j] elements at sdispls[j] go to
+ * member j, which takes recvcounts[i] elements from member i at
+ * rdispls[i]; the two must agree.  Directly between every pair (the
+ * counts of pairs no member knows whole, so no member can aggregate for
+ * its subnet); the signature carries 0 as count.
+ */
+int eco_alltoallv(eco_ctx *ctx, const void *sendbuf, const int *sendcounts,
+                  const int *sdispls, void *recvbuf, const int *recvcounts,
+                  const int *rdispls, int datatype)
+{
+    ecoi_plan plan;
+    size_t size, stotal = 0, rtotal = 0;
+    int rc;
+
+    if (!ctx)
+        return ECO_ERR_ARG;
+    if ((size = ecoi_type_size(datatype)) == 0)
+        return ECO_ERR_DATATYPE;
+    if (recvbuf == ECO_IN_PLACE)
+        return ECO_ERR_ARG;
+    if ((rc = ecoi_check_blocks(ctx->n, recvcounts, rdispls, recvbuf, &rtotal)) != ECO_OK)
+        return rc;
+    if (sendbuf == ECO_IN_PLACE) {            /* the blocks are in recvbuf */
+        sendbuf = recvbuf;
+        sendcounts = recvcounts;
+        sdispls = rdispls;
+    } else if ((rc = ecoi_check_blocks(ctx->n, sendcounts, sdispls, sendbuf, &stotal)) != ECO_OK) {
+        return rc;
+    } else {
+        for (int j = 0; j < ctx->n; j++)
+            if (ecoi_overlap_blocks(ctx->n, recvcounts, rdispls, size, recvbuf,
+                                    (const char *)sendbuf + (size_t)sdispls[j] * size,
+                                    (size_t)sendcounts[j] * size))
+                return ECO_ERR_ARG;
+    }
+    if (sendcounts[ctx->rank] != recvcounts[ctx->rank])
+        return ECO_ERR_ARG;
+    if ((rc = ecoi_begin(ctx, ECOI_KIND_ALLTOALLV, 0, datatype, NULL, 0)) != ECO_OK)
+        return rc;
+    /* Members send and receive different amounts: the choice, the same
+     * in all, is made for no bytes. */
+    rc = ecoi_select(ctx, ECOI_C_ALLTOALLV, 0, 0, &plan);
+    if (rc == ECO_OK)
+        rc = alltoall_run(ctx, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, 0,
+                          datatype);
     return ecoi_end(ctx, rc);
 }

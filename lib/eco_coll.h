@@ -59,7 +59,9 @@ static inline int ecoi_sig_equal(const ecoi_sig *a, const ecoi_sig *b)
 
 enum {
     ECOI_KIND_BCAST = 1, ECOI_KIND_REDUCE, ECOI_KIND_GATHER, ECOI_KIND_SCATTER,
-    ECOI_KIND_ALLTOALL, ECOI_KIND_SCAN, ECOI_KIND_BARRIER
+    ECOI_KIND_ALLTOALL, ECOI_KIND_SCAN, ECOI_KIND_BARRIER,
+    ECOI_KIND_GATHERV, ECOI_KIND_SCATTERV, ECOI_KIND_ALLTOALLV, ECOI_KIND_REDUCE_SCATTER,
+    ECOI_KIND_EXSCAN
 };
 
 struct ecoi_transport {
@@ -94,7 +96,10 @@ struct ecoi_transport {
 /* The collectives, as the selection knows them. */
 enum {
     ECOI_C_BCAST, ECOI_C_REDUCE, ECOI_C_ALLREDUCE, ECOI_C_GATHER, ECOI_C_ALLGATHER,
-    ECOI_C_SCATTER, ECOI_C_ALLTOALL, ECOI_C_SCAN, ECOI_C_BARRIER, ECOI_NCOLL
+    ECOI_C_SCATTER, ECOI_C_ALLTOALL, ECOI_C_SCAN, ECOI_C_BARRIER,
+    /* the vector forms (vector.c, alltoall.c, scan.c) */
+    ECOI_C_GATHERV, ECOI_C_ALLGATHERV, ECOI_C_SCATTERV, ECOI_C_ALLTOALLV,
+    ECOI_C_REDUCE_SCATTER, ECOI_C_EXSCAN, ECOI_NCOLL
 };
 /* How an algorithm runs. */
 enum {
@@ -294,7 +299,7 @@ static inline int ecoi_rd_position(int n, int num)
 int ecoi_rdouble_allreduce(eco_ctx *c, const void *mine, void *result, size_t count,
                            int datatype, eco_op op);
 int ecoi_rdouble_scan(eco_ctx *c, const void *mine, void *result, size_t count,
-                      int datatype, eco_op op);
+                      int datatype, eco_op op, int exclusive);
 
 /* Make a context over an agreed map; takes ownership of map and tp. */
 int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,
@@ -340,6 +345,39 @@ int ecoi_tree_scatter(eco_ctx *c, const eco_tree *t, int tag, const void *block,
                       void *mine, size_t count, int datatype);
 int ecoi_tree_reduce(eco_ctx *c, const eco_tree *t, int tag, const void *mine,
                      void *result, size_t count, int datatype, eco_op op, size_t step);
+
+/* Gather-to-all around eco_ring's ring: block q of recvbuf holds counts[q]
+ * elements at displs[q] (counts NULL: count elements at q * count). */
+int ecoi_ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf, const int *counts,
+                        const int *displs, size_t count, int datatype);
+/* Broadcast count elements from rank 0 down the tree select.c picks. */
+int ecoi_bcast_from0(eco_ctx *c, void *buf, size_t count, int datatype);
+
+/*
+ * The vector forms (vector.c).  A run is the blocks of a run of members
+ * in a tree's preorder, packed: the block of member t->order[i] is
+ * elements off[i] to off[i + 1] (off: n + 1 entries, significant over
+ * the member's subtree, pos to pos + subtree).  run holds this member's
+ * subtree: element 0 is off[t->pos[me]].  Empty messages are not sent.
+ */
+int ecoi_tree_gatherv(eco_ctx *c, const eco_tree *t, int tag, const void *mine,
+                      void *run, const size_t *off, int datatype);
+int ecoi_tree_scatterv(eco_ctx *c, const eco_tree *t, int tag, void *run,
+                       const size_t *off, int datatype);
+/* off[0..n] from counts per rank (NULL: n ints each; then off[i] = i),
+ * in t's preorder. */
+void ecoi_preorder_offsets(const eco_tree *t, const int *counts, size_t *off);
+/* The blocks of counts[q] elements at element displs[q] of buf:
+ * ECO_ERR_ARG for NULL arrays, a negative count or displacement, buf NULL
+ * when some count > 0, or two blocks that share an element; *total the
+ * sum of the counts. */
+int ecoi_check_blocks(int n, const int *counts, const int *displs, const void *buf,
+                      size_t *total);
+/* 1 when [p, p + len) meets one of the blocks. */
+int ecoi_overlap_blocks(int n, const int *counts, const int *displs, size_t size,
+                        const void *buf, const void *p, size_t len);
+/* What the signature carries for counts every member passes: a hash. */
+int ecoi_counts_sig(int n, const int *counts);
 
 /* Rank order <-> the preorder of a tree, unit bytes per member. */
 void ecoi_preorder_to_ranks(const eco_tree *t, const void *pre, void *ranks, size_t unit);

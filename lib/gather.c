@@ -89,29 +89,38 @@ static int gather_run(eco_ctx *ctx, const eco_tree *t, const void *sendbuf,
     if (rc == ECO_OK && ctx->rank == top)
         ecoi_preorder_to_ranks(t, pre, recvbuf, unit);
     free(pre);
-    if (rc == ECO_OK && root == ECO_ALL) {
-        /* down the broadcast tree select.c picks for the whole vector */
-        const size_t total = (size_t)ctx->n * count;
-        const eco_tree *tb = NULL;
-        ecoi_plan plan;
-        rc = ecoi_select(ctx, ECOI_C_BCAST, 0, total * ecoi_type_size(datatype), &plan);
-        if (rc == ECO_OK)
-            rc = ecoi_ctx_shape(ctx, 0, plan.shape, &tb);
-        if (rc == ECO_OK)
-            rc = ecoi_tree_bcast(ctx, tb, ecoi_next_tag(ctx), recvbuf, total, datatype,
-                                 ecoi_plan_elems(&plan, total, ecoi_type_size(datatype)));
-    }
+    if (rc == ECO_OK && root == ECO_ALL)
+        rc = ecoi_bcast_from0(ctx, recvbuf, (size_t)ctx->n * count, datatype);
     return rc;
 }
 
-/* Gather-to-all around the ring (long blocks). */
-static int ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf,
-                          size_t count, int datatype)
+/* Down the broadcast tree select.c picks for the whole vector. */
+int ecoi_bcast_from0(eco_ctx *c, void *buf, size_t count, int datatype)
 {
-    const size_t unit = count * ecoi_type_size(datatype);
+    const size_t size = ecoi_type_size(datatype);
+    const eco_tree *tb = NULL;
+    ecoi_plan plan;
+    int rc = ecoi_select(c, ECOI_C_BCAST, 0, count * size, &plan);
+
+    if (rc == ECO_OK)
+        rc = ecoi_ctx_shape(c, 0, plan.shape, &tb);
+    if (rc == ECO_OK)
+        rc = ecoi_tree_bcast(c, tb, ecoi_next_tag(c), buf, count, datatype,
+                             ecoi_plan_elems(&plan, count, size));
+    return rc;
+}
+
+/* Gather-to-all around the ring (long blocks); block q: counts[q]
+ * elements at displs[q], or count elements at q * count. */
+int ecoi_ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf, const int *counts,
+                        const int *displs, size_t count, int datatype)
+{
+    const size_t size = ecoi_type_size(datatype);
     const int n = c->n, tag = ecoi_next_tag(c);
     const int *ring = NULL;
     int p = 0, left, right, rc = ecoi_ctx_ring(c, &ring);
+#define LEN(q) (counts ? (size_t)counts[q] : count)
+#define AT(q) ((char *)recvbuf + (counts ? (size_t)displs[q] : (size_t)(q) * count) * size)
 
     if (rc != ECO_OK)
         return rc;
@@ -119,17 +128,19 @@ static int ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf,
         p++;
     left = ring[(p + n - 1) % n];
     right = ring[(p + 1) % n];
-    if ((char *)recvbuf + (size_t)c->rank * unit != sendbuf)   /* else in place */
-        memcpy((char *)recvbuf + (size_t)c->rank * unit, sendbuf, unit);
-    /* PVM buffers sends, so sending before receiving cannot deadlock. */
+    if (AT(c->rank) != sendbuf && LEN(c->rank))   /* else in place */
+        memcpy(AT(c->rank), sendbuf, LEN(c->rank) * size);
+    /* PVM buffers sends, so sending before receiving cannot deadlock.
+     * Empty blocks are not sent: both ends know their counts. */
     for (int s = 0; s < n - 1 && rc == ECO_OK; s++) {
         int out = ring[(p + n - s) % n], in = ring[(p + n - s - 1) % n];
-        rc = c->tp->send(c->tp, right, tag, (char *)recvbuf + (size_t)out * unit,
-                         count, datatype);
-        if (rc == ECO_OK)
-            rc = c->tp->recv(c->tp, left, tag, (char *)recvbuf + (size_t)in * unit,
-                             count, datatype, NULL, 0);
+        if (LEN(out))
+            rc = c->tp->send(c->tp, right, tag, AT(out), LEN(out), datatype);
+        if (rc == ECO_OK && LEN(in))
+            rc = c->tp->recv(c->tp, left, tag, AT(in), LEN(in), datatype, NULL, 0);
     }
+#undef LEN
+#undef AT
     return rc;
 }
 
@@ -212,7 +223,8 @@ int eco_gather(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                      root == ECO_ALL ? 0 : root, (size_t)count * ecoi_type_size(datatype),
                      &plan);
     if (rc == ECO_OK && plan.run == ECOI_RUN_RING)
-        return ecoi_end(ctx, ring_allgather(ctx, sendbuf, recvbuf, (size_t)count, datatype));
+        return ecoi_end(ctx, ecoi_ring_allgather(ctx, sendbuf, recvbuf, NULL, NULL,
+                                                 (size_t)count, datatype));
     if (rc == ECO_OK && plan.run == ECOI_RUN_HIER)
         return ecoi_end(ctx, hier_allgather(ctx, &plan, sendbuf, recvbuf, (size_t)count,
                                             datatype));

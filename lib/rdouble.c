@@ -106,7 +106,7 @@ int ecoi_rdouble_allreduce(eco_ctx *c, const void *mine, void *result, size_t co
 }
 
 int ecoi_rdouble_scan(eco_ctx *c, const void *mine, void *result, size_t count,
-                      int datatype, eco_op op)
+                      int datatype, eco_op op, int exclusive)
 {
     const size_t unit = count * ecoi_type_size(datatype);
     const int n = c->n, me = c->rank, tag = ecoi_next_tag(c);
@@ -129,9 +129,10 @@ int ecoi_rdouble_scan(eco_ctx *c, const void *mine, void *result, size_t count,
             held += from;
         }
     }
-    if (rc == ECO_OK)
+    /* exclusive: ranks 0 .. me - 1, nothing at rank 0 */
+    if (rc == ECO_OK && (me > 0 || !exclusive))
         memcpy(result, x, unit);
-    for (int q = 1; q <= me && rc == ECO_OK; q++)
+    for (int q = 1; q <= me - exclusive && rc == ECO_OK; q++)
         rc = ecoi_op_apply(op, datatype, result, x + (size_t)q * unit, count);
     free(x);
     return rc;

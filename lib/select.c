@@ -176,12 +176,27 @@ static const ecoi_algorithm algorithms[] = {
     { "hier",      ECOI_C_ALLTOALL,  ECOI_RUN_HIER,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "star",      ECOI_C_BARRIER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "flat",      ECOI_C_BARRIER,   ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    /* the vector forms */
+    { "star",      ECOI_C_GATHERV,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "flat",      ECOI_C_GATHERV,   ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "gather-bcast", ECOI_C_ALLGATHERV, ECOI_RUN_TREE, { ECOI_AMONG_TREE, ECOI_K_STAR, ECOI_K_STAR }, 0 },
+    { "ring",      ECOI_C_ALLGATHERV, ECOI_RUN_RING, { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
+    { "star",      ECOI_C_SCATTERV,  ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "flat",      ECOI_C_SCATTERV,  ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "direct",    ECOI_C_ALLTOALLV, ECOI_RUN_DIRECT,{ ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
+    { "tree",      ECOI_C_REDUCE_SCATTER, ECOI_RUN_TREE, { ECOI_AMONG_TREE, FILE_K,    FILE_K }, 0 },
+    { "chain",     ECOI_C_REDUCE_SCATTER, ECOI_RUN_TREE, { ECOI_AMONG_CHAIN, FILE_K,   FILE_K }, 0 },
+    { "tree",      ECOI_C_EXSCAN,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "flat",      ECOI_C_EXSCAN,    ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "chain",     ECOI_C_EXSCAN,    ECOI_RUN_CHAIN, { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
+    { "rdouble",   ECOI_C_EXSCAN,    ECOI_RUN_RDOUBLE, { ECOI_AMONG_TREE, FILE_K,      FILE_K }, 0 },
 };
 #define NALG ((int)(sizeof algorithms / sizeof algorithms[0]))
 
 static const char *const coll_names[ECOI_NCOLL] = {
     "bcast", "reduce", "allreduce", "gather", "allgather", "scatter",
-    "alltoall", "scan", "barrier"
+    "alltoall", "scan", "barrier",
+    "gatherv", "allgatherv", "scatterv", "alltoallv", "reduce_scatter", "exscan"
 };
 
 const char *ecoi_coll_name(int coll)
@@ -844,7 +859,7 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
             return direct_time(p, bytes, l);
         if (a->run == ECOI_RUN_CHAIN)
             return rank_chain_time(p, bytes, forced, segment, l);
-        if (a->run == ECOI_RUN_RDOUBLE && a->coll == ECOI_C_SCAN)
+        if (a->run == ECOI_RUN_RDOUBLE && (a->coll == ECOI_C_SCAN || a->coll == ECOI_C_EXSCAN))
             return rdouble_time(p, NULL, bytes, l, rc);   /* in rank order */
         {
             int *ring = malloc((size_t)p->n * sizeof *ring);
@@ -909,13 +924,22 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
     case ECOI_C_SCATTER:
         return tree_gather(p, t, bytes);
     case ECOI_C_SCAN:
+    case ECOI_C_EXSCAN:
         return 2 * tree_gather(p, t, bytes);
+    case ECOI_C_GATHERV:
+    case ECOI_C_SCATTERV:
+        /* the counts (an int per member), then the blocks */
+        return tree_gather(p, t, sizeof(int)) + tree_gather(p, t, bytes);
+    case ECOI_C_REDUCE_SCATTER:
+        /* bytes: the whole vector, reduced at rank 0, scattered */
+        return tree_pass_best(p, t, bytes, 1, forced, l, segment) +
+               tree_gather(p, t, bytes / p->n);
     case ECOI_C_BARRIER:
         return 2 * tree_gather(p, t, 0);
     default:
         break;
     }
-    if (a->coll == ECOI_C_ALLGATHER) {
+    if (a->coll == ECOI_C_ALLGATHER || a->coll == ECOI_C_ALLGATHERV) {
         /* gathered at rank 0, then broadcast down the best bcast tree */
         double g = tree_gather(p, t, bytes), best = INFINITY;
         for (int i = 0; i < NALG; i++)

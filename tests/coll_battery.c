@@ -328,11 +328,14 @@ static void mat_fill(int *m, size_t count, int q)
     }
 }
 
-static void t_scan(run *r, int dt, size_t count, eco_op op, int salt)
+/* Inclusive: rank r ends with x_0 op ... op x_r.  Exclusive (eco_exscan):
+ * with x_0 op ... op x_(r-1), and rank 0's recvbuf is unchanged. */
+static void scan_case(run *r, int dt, size_t count, eco_op op, int salt, int exclusive)
 {
     size_t b = count * tsize(dt);
     char *mine = xalloc(b), *out = xalloc(b), *ref = xalloc(b);
     int ip = in_place(salt), rc, num = (int)count, info = 0, d = dt;
+    int upto = r->me - exclusive;
 
     if (op == ecot_matmul)
         mat_fill((int *)mine, count, r->me);
@@ -341,22 +344,41 @@ static void t_scan(run *r, int dt, size_t count, eco_op op, int salt)
     memset(out, 0x11, b);
     if (ip)
         memcpy(out, mine, b);
-    rc = eco_scan(r->ctx, ip ? ECO_IN_PLACE : mine, out, (int)count, dt, op);
-    if (op == ecot_matmul) {
+    if (!exclusive)
+        rc = eco_scan(r->ctx, ip ? ECO_IN_PLACE : mine, out, (int)count, dt, op);
+    else    /* rank 0's recvbuf is not significant: now and then NULL */
+        rc = eco_exscan(r->ctx, ip ? ECO_IN_PLACE : mine,
+                        r->me == 0 && !ip && salt % 4 == 0 ? NULL : out, (int)count, dt, op);
+    if (upto < 0) {
+        memset(ref, 0x11, b);
+        if (ip)
+            memcpy(ref, mine, b);
+    } else if (op == ecot_matmul) {
         mat_fill((int *)ref, count, 0);
-        for (int q = 1; q <= r->me; q++) {
+        for (int q = 1; q <= upto; q++) {
             mat_fill((int *)mine, count, q);
             ecot_matmul(&d, ref, mine, &num, &info);
         }
     } else {
-        reduce_ref(r, dt, count, op, salt, ref, r->me);
+        reduce_ref(r, dt, count, op, salt, ref, upto);
     }
-    ecot_check(r->rep, rc == 0 && same(dt, out, ref, count),
-               "scan%s %s %s count %zu: rank %d rc %d", ipname(ip), opname(op), tname(dt),
-               count, r->me, rc);
+    ecot_check(r->rep, rc == 0 && (upto < 0 ? memcmp(out, ref, b) == 0
+                                            : same(dt, out, ref, count)),
+               "%s%s %s %s count %zu: rank %d rc %d", exclusive ? "exscan" : "scan",
+               ipname(ip), opname(op), tname(dt), count, r->me, rc);
     free(mine);
     free(out);
     free(ref);
+}
+
+static void t_scan(run *r, int dt, size_t count, eco_op op, int salt)
+{
+    scan_case(r, dt, count, op, salt, 0);
+}
+
+static void t_exscan(run *r, int dt, size_t count, eco_op op, int salt)
+{
+    scan_case(r, dt, count, op, salt, 1);
 }
 
 static void t_alltoall(run *r, int dt, size_t count, int salt)
@@ -377,6 +399,172 @@ static void t_alltoall(run *r, int dt, size_t count, int salt)
     ecot_check(r->rep, rc == 0 && memcmp(out, ref, all) == 0,
                "alltoall%s %s count %zu: rank %d rc %d", ipname(ip), tname(dt), count, r->me, rc);
     free(send);
+    free(out);
+    free(ref);
+}
+
+/* ------------------------------------------------------------------ */
+/* The vector forms                                                    */
+/* ------------------------------------------------------------------ */
+
+/* Member q's count: about count, some members 0 (all when count is 0). */
+static int vcount(size_t count, int q, int salt)
+{
+    if (count == 0 || (q * 5 + salt) % 4 == 0)
+        return 0;
+    return (int)count + (q + salt) % 3;
+}
+
+/* Displacements of the blocks counts[0..n-1]: in reverse rank order,
+ * with gaps; returns the buffer's length in elements. */
+static size_t vdispls(int n, const int *counts, int salt, int *displs)
+{
+    size_t d = 0;
+
+    for (int q = n - 1; q >= 0; q--) {
+        d += (size_t)((q + salt) % 3);
+        displs[q] = (int)d;
+        d += (size_t)counts[q];
+    }
+    return d + 1;
+}
+
+static int *vcounts(run *r, size_t count, int salt)
+{
+    int *c = xalloc(2 * (size_t)r->n * sizeof *c);
+
+    for (int q = 0; q < r->n; q++)
+        c[q] = vcount(count, q, salt);
+    return c;   /* room for the displacements after the counts */
+}
+
+/* root may be ECO_ALL.  Non-receiving members pass NULL arrays. */
+static void t_gatherv(run *r, int dt, size_t count, int root, int salt)
+{
+    const size_t sz = tsize(dt);
+    int *cnt = vcounts(r, count, salt), *dsp = cnt + r->n;
+    size_t len = vdispls(r->n, cnt, salt, dsp) * sz;
+    int gets = root == ECO_ALL || root == r->me, ip = gets && in_place(salt), rc;
+    char *mine = xalloc((size_t)cnt[r->me] * sz), *out = gets ? xalloc(len) : NULL;
+    char *ref = xalloc(len);
+
+    fill(dt, mine, (size_t)cnt[r->me], r->me, salt);
+    memset(ref, 0x3C, len);
+    for (int q = 0; q < r->n; q++)
+        fill(dt, ref + (size_t)dsp[q] * sz, (size_t)cnt[q], q, salt);
+    if (out)
+        memset(out, 0x3C, len);
+    if (ip)
+        memcpy(out + (size_t)dsp[r->me] * sz, mine, (size_t)cnt[r->me] * sz);
+    rc = eco_gatherv(r->ctx, ip ? ECO_IN_PLACE : mine, cnt[r->me], out,
+                     gets ? cnt : NULL, gets ? dsp : NULL, dt, root);
+    ecot_check(r->rep, rc == 0 && (!gets || memcmp(out, ref, len) == 0),
+               "gatherv%s %s count %zu root %d: rank %d rc %d", ipname(ip), tname(dt), count,
+               root, r->me, rc);
+    free(cnt);
+    free(mine);
+    free(out);
+    free(ref);
+}
+
+static void t_scatterv(run *r, int dt, size_t count, int root, int salt)
+{
+    const size_t sz = tsize(dt);
+    int *cnt = vcounts(r, count, salt), *dsp = cnt + r->n;
+    size_t len = vdispls(r->n, cnt, salt, dsp) * sz, b = (size_t)cnt[r->me] * sz;
+    int ip = in_place(salt) && r->me == root, rc;
+    char *send = NULL, *mine = xalloc(b + sz), *ref = xalloc(b + sz);
+
+    if (r->me == root) {
+        send = xalloc(len);
+        memset(send, 0x4D, len);
+        for (int q = 0; q < r->n; q++)
+            fill(dt, send + (size_t)dsp[q] * sz, (size_t)cnt[q], q, salt);
+    }
+    memset(mine, 0x5A, b + sz);
+    memset(ref, 0x5A, b + sz);
+    fill(dt, ref, (size_t)cnt[r->me], r->me, salt);
+    rc = eco_scatterv(r->ctx, send, r->me == root ? cnt : NULL, r->me == root ? dsp : NULL,
+                      ip ? ECO_IN_PLACE : mine, cnt[r->me], dt, root);
+    ecot_check(r->rep, rc == 0 && memcmp(ip ? send + (size_t)dsp[root] * sz : mine, ref,
+                                         ip ? b : b + sz) == 0,
+               "scatterv%s %s count %zu root %d: rank %d rc %d", ipname(ip), tname(dt), count,
+               root, r->me, rc);
+    free(cnt);
+    free(send);
+    free(mine);
+    free(ref);
+}
+
+/* Elements from member i to member j: symmetric, so that in place works. */
+static int pair_count(size_t count, int i, int j, int salt)
+{
+    return count == 0 || (i + j + salt) % 4 == 0 ? 0 : (int)count + (i * j) % 3;
+}
+
+static void t_alltoallv(run *r, int dt, size_t count, int salt)
+{
+    const size_t sz = tsize(dt);
+    const int n = r->n;
+    int *cnt = xalloc(3 * (size_t)n * sizeof *cnt), *sd = cnt + n, *rd = sd + n;
+    int ip = in_place(salt), rc;
+    size_t slen, rlen;
+    char *send, *out, *ref;
+
+    for (int q = 0; q < n; q++)
+        cnt[q] = pair_count(count, r->me, q, salt);
+    slen = vdispls(n, cnt, salt, sd) * sz;
+    rlen = vdispls(n, cnt, salt + 1, rd) * sz;
+    send = xalloc(slen);
+    out = xalloc(rlen);
+    ref = xalloc(rlen);
+    memset(ref, 0x2B, rlen);
+    memset(out, 0x2B, rlen);
+    /* the block from i to j carries fill(rank = i * n + j) */
+    for (int q = 0; q < n; q++) {
+        fill(dt, send + (size_t)sd[q] * sz, (size_t)cnt[q], r->me * n + q, salt);
+        fill(dt, ref + (size_t)rd[q] * sz, (size_t)cnt[q], q * n + r->me, salt);
+        if (ip)
+            fill(dt, out + (size_t)rd[q] * sz, (size_t)cnt[q], r->me * n + q, salt);
+    }
+    rc = eco_alltoallv(r->ctx, ip ? ECO_IN_PLACE : send, cnt, sd, out, cnt, rd, dt);
+    ecot_check(r->rep, rc == 0 && memcmp(out, ref, rlen) == 0,
+               "alltoallv%s %s count %zu: rank %d rc %d", ipname(ip), tname(dt), count, r->me,
+               rc);
+    free(cnt);
+    free(send);
+    free(out);
+    free(ref);
+}
+
+static void t_reduce_scatter(run *r, int dt, size_t count, eco_op op, int salt)
+{
+    const size_t sz = tsize(dt);
+    int *cnt = vcounts(r, count, salt), ip = in_place(salt), rc;
+    size_t total = 0, at = 0, b;
+    char *in, *out, *ref;
+
+    for (int q = 0; q < r->n; q++) {
+        at += q < r->me ? (size_t)cnt[q] : 0;
+        total += (size_t)cnt[q];
+    }
+    b = (size_t)cnt[r->me] * sz;
+    in = xalloc(total * sz);
+    out = xalloc(total * sz + sz);
+    ref = xalloc(total * sz);
+    fill_small(dt, in, total, r->me, salt);
+    memset(out, 0x77, total * sz + sz);
+    if (ip)
+        memcpy(out, in, total * sz);
+    rc = eco_reduce_scatter(r->ctx, ip ? ECO_IN_PLACE : in, out, cnt, dt, op);
+    reduce_ref(r, dt, total, op, salt, ref, r->n - 1);
+    /* the block, and (not in place) nothing written past it */
+    ecot_check(r->rep, rc == 0 && same(dt, out, ref + at * sz, (size_t)cnt[r->me]) &&
+                       (ip || (unsigned char)out[b] == 0x77),
+               "reduce_scatter%s %s %s count %zu: rank %d rc %d", ipname(ip), opname(op),
+               tname(dt), count, r->me, rc);
+    free(cnt);
+    free(in);
     free(out);
     free(ref);
 }
@@ -455,6 +643,18 @@ static void one_size(run *r, int dt, size_t count, int salt)
         t_reduce(r, dt, count, ops[o], ECO_ALL, salt + o);
     t_scan(r, dt, count, ECO_SUM, salt);
     t_alltoall(r, dt, count, salt);
+    for (int root = 0; root < r->n; root++) {
+        t_gatherv(r, dt, count, root, salt + root);
+        t_scatterv(r, dt, count, root, salt + root);
+    }
+    t_gatherv(r, dt, count, ECO_ALL, salt);
+    t_gatherv(r, dt, count, ECO_ALL, salt + 1);
+    t_alltoallv(r, dt, count, salt);
+    t_alltoallv(r, dt, count, salt + 1);
+    t_reduce_scatter(r, dt, count, ops[salt % nops], salt);
+    t_reduce_scatter(r, dt, count, ops[(salt + 1) % nops], salt + 1);
+    t_exscan(r, dt, count, ECO_SUM, salt);
+    t_exscan(r, dt, count, ops[(salt + 1) % nops], salt + 1);
 }
 
 int ecot_battery(eco_ctx *ctx, int depth, ecot_report *rep)
@@ -483,6 +683,9 @@ int ecot_battery(eco_ctx *ctx, int depth, ecot_report *rep)
     t_scan_grouping(&r, 7, salt++);
     t_scan(&r, PVM_INT, 4, ecot_matmul, salt++);
     t_scan(&r, PVM_INT, 28, ecot_matmul, salt++);
+    t_exscan(&r, PVM_INT, 4, ecot_matmul, salt++);
+    t_exscan(&r, PVM_INT, 28, ecot_matmul, salt++);
+    t_reduce_scatter(&r, PVM_INT, 9, ecot_xor, salt++);
     ecot_check(rep, eco_barrier(ctx) == 0, "barrier: rank %d", r.me);
     t_ring(&r);
     return rep->failures;
@@ -493,11 +696,13 @@ int ecot_battery(eco_ctx *ctx, int depth, ecot_report *rep)
 /* ------------------------------------------------------------------ */
 
 enum { OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_GATHER, OP_ALLGATHER, OP_SCATTER,
-       OP_ALLTOALL, OP_SCAN, NOPS };
+       OP_ALLTOALL, OP_SCAN, OP_GATHERV, OP_ALLGATHERV, OP_SCATTERV, OP_ALLTOALLV,
+       OP_REDUCE_SCATTER, OP_EXSCAN, NOPS };
 enum { D_COUNT_FIRST, D_COUNT_LAST, D_COUNT_ZERO, D_TYPE, D_ROOT, D_OP, D_KIND, NDIFFS };
 static const char *const op_names[NOPS] = {
     "bcast", "reduce", "reduce-to-all", "gather", "gather-to-all", "scatter",
-    "alltoall", "scan"
+    "alltoall", "scan", "gatherv", "gather-to-all with counts", "scatterv", "alltoallv",
+    "reduce_scatter", "exscan"
 };
 static const char *const diff_names[NDIFFS] = {
     "count+1 at rank 0", "count+1 at the last rank", "count 0 at rank 2",
@@ -507,13 +712,16 @@ static const char *const diff_names[NDIFFS] = {
 static const int mm_counts[] = { 5, 3000 };
 #define NCOUNTS ((int)(sizeof mm_counts / sizeof mm_counts[0]))
 
-/* Does the difference apply to the operation? */
-static int applies(int op, int d)
+/* Does the difference apply to the operation (of mm_counts[c])?  The
+ * vector forms with the short count only. */
+static int applies(int op, int d, int c)
 {
-    int rooted = op == OP_BCAST || op == OP_REDUCE || op == OP_GATHER || op == OP_SCATTER;
-    int has_op = op == OP_REDUCE || op == OP_ALLREDUCE || op == OP_SCAN;
+    int rooted = op == OP_BCAST || op == OP_REDUCE || op == OP_GATHER || op == OP_SCATTER ||
+                 op == OP_GATHERV || op == OP_SCATTERV;
+    int has_op = op == OP_REDUCE || op == OP_ALLREDUCE || op == OP_SCAN ||
+                 op == OP_REDUCE_SCATTER || op == OP_EXSCAN;
 
-    return (d != D_ROOT || rooted) && (d != D_OP || has_op);
+    return (d != D_ROOT || rooted) && (d != D_OP || has_op) && (op < OP_GATHERV || c == 0);
 }
 
 int ecot_mismatch_cases(void)
@@ -526,7 +734,7 @@ int ecot_mismatch_name(int k, char *buf, size_t len)
     int op = k / (NDIFFS * NCOUNTS), d = k / NCOUNTS % NDIFFS, c = k % NCOUNTS;
 
     snprintf(buf, len, "%s of %d ints, %s", op_names[op], mm_counts[c], diff_names[d]);
-    return applies(op, d);
+    return applies(op, d, c);
 }
 
 int ecot_mismatch_run(eco_ctx *ctx, int k, int *first, int *second)
@@ -535,10 +743,10 @@ int ecot_mismatch_run(eco_ctx *ctx, int k, int *first, int *second)
     int op = k / (NDIFFS * NCOUNTS), d = k / NCOUNTS % NDIFFS;
     int count = mm_counts[k % NCOUNTS], dt = PVM_INT, root = n > 1 ? 1 : 0;
     eco_op f = ECO_SUM;
-    int *a, *b;
+    int *a, *b, *cnt, *dsp;
 
     *first = *second = ECO_OK;
-    if (!applies(op, d) || n < 3)
+    if (!applies(op, d, k % NCOUNTS) || n < 3)
         return 0;
     if ((d == D_COUNT_FIRST && me == 0) || (d == D_COUNT_LAST && me == n - 1))
         count++;
@@ -554,6 +762,13 @@ int ecot_mismatch_run(eco_ctx *ctx, int k, int *first, int *second)
     b = xalloc((size_t)n * (size_t)(count + 1) * sizeof(int));
     for (size_t i = 0; i < (size_t)n * (size_t)(count + 1); i++)
         a[i] = (int)i + me;
+    /* the vector forms: count for every member, blocks count + 1 apart */
+    cnt = xalloc(2 * (size_t)n * sizeof *cnt);
+    dsp = cnt + n;
+    for (int q = 0; q < n; q++) {
+        cnt[q] = count;
+        dsp[q] = q * (count + 1);
+    }
     if (d == D_KIND && me == 1)
         *first = eco_barrier(ctx);
     else
@@ -565,11 +780,22 @@ int ecot_mismatch_run(eco_ctx *ctx, int k, int *first, int *second)
         case OP_ALLGATHER: *first = eco_gather(ctx, a, b, count, dt, ECO_ALL); break;
         case OP_SCATTER: *first = eco_scatter(ctx, a, b, count, dt, root); break;
         case OP_ALLTOALL: *first = eco_alltoall(ctx, a, b, count, dt); break;
+        case OP_GATHERV: *first = eco_gatherv(ctx, a, count, b, cnt, dsp, dt, root); break;
+        case OP_ALLGATHERV:
+            *first = eco_gatherv(ctx, a, count, b, cnt, dsp, dt, ECO_ALL);
+            break;
+        case OP_SCATTERV: *first = eco_scatterv(ctx, a, cnt, dsp, b, count, dt, root); break;
+        case OP_ALLTOALLV:
+            *first = eco_alltoallv(ctx, a, cnt, dsp, b, cnt, dsp, dt);
+            break;
+        case OP_REDUCE_SCATTER: *first = eco_reduce_scatter(ctx, a, b, cnt, dt, f); break;
+        case OP_EXSCAN: *first = eco_exscan(ctx, a, b, count, dt, f); break;
         default: *first = eco_scan(ctx, a, b, count, dt, f); break;
         }
     /* The next call: a member that heard nothing back learns it here. */
     *second = eco_barrier(ctx);
     free(a);
     free(b);
+    free(cnt);
     return 1;
 }

@@ -558,14 +558,18 @@ static void test_select_forced(void)
 static void test_every_algorithm(void)
 {
     static const char *const forced[] = {
-        "bcast=chain,reduce=chain,allreduce=chain,allgather=ring,scan=chain",
-        "bcast=tree-k2,reduce=tree-k2,allreduce=rsag,allgather=gather-bcast,scan=tree",
+        "bcast=chain,reduce=chain,allreduce=chain,allgather=ring,scan=chain,"
+        "allgatherv=ring,exscan=chain,reduce_scatter=chain",
+        "bcast=tree-k2,reduce=tree-k2,allreduce=rsag,allgather=gather-bcast,scan=tree,"
+        "allgatherv=gather-bcast,exscan=tree,reduce_scatter=tree",
         "bcast=chain-k2,reduce=chain-k2,allreduce=rsag-k2,allgather=hier",
-        "bcast=tree,reduce=tree,allreduce=tree,gather=star,scatter=star,barrier=star",
-        "gather=flat,scatter=flat,barrier=flat,scan=flat,allgather=flat-bcast",
+        "bcast=tree,reduce=tree,allreduce=tree,gather=star,scatter=star,barrier=star,"
+        "gatherv=star,scatterv=star",
+        "gather=flat,scatter=flat,barrier=flat,scan=flat,allgather=flat-bcast,"
+        "gatherv=flat,scatterv=flat,exscan=flat",
         "allreduce=tree-k2,allgather=hier-k2,alltoall=hier", "allreduce=chain-k2",
         "allreduce=rsag-sites,allgather=hier-sites",
-        "allreduce=rdouble,scan=rdouble,alltoall=direct",
+        "allreduce=rdouble,scan=rdouble,alltoall=direct,exscan=rdouble,alltoallv=direct",
     };
     char seen[256] = { 0 };
     config c;
@@ -674,6 +678,71 @@ static void test_bad_arguments(void)
     CU_ASSERT_EQUAL(eco_scan(ctx, buf, ECO_IN_PLACE, 1, PVM_INT, ECO_SUM), ECO_ERR_ARG);
     CU_ASSERT_EQUAL(eco_alltoall(ctx, buf + 5, buf, 2, PVM_INT), ECO_ERR_ARG);
     CU_ASSERT_EQUAL(eco_alltoall(ctx, buf, ECO_IN_PLACE, 1, PVM_INT), ECO_ERR_ARG);
+    /* The vector forms: counts, displacements, buffers. */
+    {
+        int cnt[3] = { 1, 1, 1 }, dsp[3] = { 0, 1, 2 }, ovl[3] = { 0, 1, 1 };
+        int neg[3] = { 1, -1, 1 }, cnt2[3] = { 1, 2, 1 }, dsp2[3] = { 0, 1, 3 };
+        int *r = buf + 8;
+        CU_ASSERT_EQUAL(eco_gatherv(NULL, buf, 1, r, cnt, dsp, PVM_INT, 0), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_gatherv(ctx, buf, -1, r, cnt, dsp, PVM_INT, 0), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_gatherv(ctx, NULL, 1, r, cnt, dsp, PVM_INT, 0), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_gatherv(ctx, buf, 1, r, cnt, dsp, 99, 0), ECO_ERR_DATATYPE);
+        CU_ASSERT_EQUAL(eco_gatherv(ctx, buf, 1, r, cnt, dsp, PVM_INT, 3), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_gatherv(ctx, buf, 1, r, NULL, dsp, PVM_INT, 1), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_gatherv(ctx, buf, 1, r, cnt, NULL, PVM_INT, ECO_ALL), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_gatherv(ctx, buf, 1, r, neg, dsp, PVM_INT, 1), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_gatherv(ctx, buf, 1, r, cnt, ovl, PVM_INT, 1), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_gatherv(ctx, buf, 2, r, cnt, dsp, PVM_INT, 1), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_gatherv(ctx, buf + 9, 1, r, cnt, dsp, PVM_INT, 1), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_gatherv(ctx, buf, 1, NULL, cnt, dsp, PVM_INT, ECO_ALL), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_gatherv(ctx, ECO_IN_PLACE, 1, r, cnt, dsp, PVM_INT, 0), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_gatherv(ctx, buf, 1, ECO_IN_PLACE, cnt, dsp, PVM_INT, ECO_ALL),
+                        ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_scatterv(ctx, buf, cnt, dsp, r, 1, PVM_INT, ECO_ALL), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_scatterv(ctx, buf, cnt, dsp, NULL, 1, PVM_INT, 0), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_scatterv(ctx, buf, cnt, dsp, r, -1, PVM_INT, 0), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_scatterv(ctx, buf, cnt, dsp, r, 1, PVM_STR, 0), ECO_ERR_DATATYPE);
+        CU_ASSERT_EQUAL(eco_scatterv(ctx, NULL, cnt, dsp, r, 1, PVM_INT, 1), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_scatterv(ctx, buf, NULL, dsp, r, 1, PVM_INT, 1), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_scatterv(ctx, buf, cnt, ovl, r, 1, PVM_INT, 1), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_scatterv(ctx, buf, cnt, dsp, r, 2, PVM_INT, 1), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_scatterv(ctx, buf, cnt, dsp, buf + 2, 1, PVM_INT, 1), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_scatterv(ctx, buf, cnt, dsp, ECO_IN_PLACE, 1, PVM_INT, 0),
+                        ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_scatterv(ctx, ECO_IN_PLACE, cnt, dsp, r, 1, PVM_INT, 1),
+                        ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_alltoallv(NULL, buf, cnt, dsp, r, cnt, dsp, PVM_INT), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_alltoallv(ctx, buf, cnt, dsp, r, cnt, dsp, 0), ECO_ERR_DATATYPE);
+        CU_ASSERT_EQUAL(eco_alltoallv(ctx, buf, NULL, dsp, r, cnt, dsp, PVM_INT), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_alltoallv(ctx, buf, cnt, dsp, r, neg, dsp, PVM_INT), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_alltoallv(ctx, buf, cnt, dsp, r, cnt, ovl, PVM_INT), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_alltoallv(ctx, buf, cnt, dsp, buf + 1, cnt, dsp, PVM_INT),
+                        ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_alltoallv(ctx, buf, cnt, dsp, ECO_IN_PLACE, cnt, dsp, PVM_INT),
+                        ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_alltoallv(ctx, NULL, cnt, dsp, r, cnt, dsp, PVM_INT), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_alltoallv(ctx, buf, cnt2, dsp2, r, cnt, dsp, PVM_INT), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_reduce_scatter(NULL, buf, r, cnt, PVM_INT, ECO_SUM), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_reduce_scatter(ctx, buf, r, NULL, PVM_INT, ECO_SUM), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_reduce_scatter(ctx, buf, r, cnt, PVM_INT, NULL), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_reduce_scatter(ctx, buf, r, neg, PVM_INT, ECO_SUM), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_reduce_scatter(ctx, buf, r, cnt, PVM_DCPLX, ECO_MAX),
+                        ECO_ERR_DATATYPE);
+        CU_ASSERT_EQUAL(eco_reduce_scatter(ctx, buf, NULL, cnt, PVM_INT, ECO_SUM), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_reduce_scatter(ctx, NULL, r, cnt, PVM_INT, ECO_SUM), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_reduce_scatter(ctx, buf, buf + 2, cnt, PVM_INT, ECO_SUM),
+                        ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_reduce_scatter(ctx, buf, ECO_IN_PLACE, cnt, PVM_INT, ECO_SUM),
+                        ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_exscan(NULL, buf, r, 1, PVM_INT, ECO_SUM), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_exscan(ctx, buf, r, -1, PVM_INT, ECO_SUM), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_exscan(ctx, buf, r, 1, PVM_INT, NULL), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_exscan(ctx, buf, NULL, 1, PVM_INT, ECO_SUM), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_exscan(ctx, NULL, r, 1, PVM_INT, ECO_SUM), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_exscan(ctx, buf, buf + 1, 2, PVM_INT, ECO_SUM), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_exscan(ctx, buf, ECO_IN_PLACE, 1, PVM_INT, ECO_SUM), ECO_ERR_ARG);
+        CU_ASSERT_EQUAL(eco_exscan(ctx, buf, r, 1, PVM_DCPLX, ECO_MIN), ECO_ERR_DATATYPE);
+    }
     CU_ASSERT_EQUAL(eco_barrier(NULL), ECO_ERR_ARG);
     CU_ASSERT_EQUAL(eco_ring(ctx, NULL), ECO_ERR_ARG);
     CU_ASSERT_EQUAL(eco_ring(NULL, order), ECO_ERR_ARG);
