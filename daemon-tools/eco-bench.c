@@ -32,6 +32,7 @@
 #include <pvm3.h>
 #include "eco.h"
 #include "eco_coll.h"   /* the algorithm eco chose (lib/select.c) */
+#include "eco_topo.h"   /* the link limit */
 
 #define TAG_SETUP 0x7e01
 #define TAG_ACK 0x7e02
@@ -46,6 +47,13 @@ static const char *op_names[] = { "bcast", "reduce", "allreduce", "gather", "all
                                   "scatter", "alltoall", "barrier", "scan" };
 enum { OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_GATHER, OP_ALLGATHER, OP_SCATTER,
        OP_ALLTOALL, OP_BARRIER, OP_SCAN, NOPS };
+/* The collective of each operation, as the selection knows it. */
+static const int op_coll[NOPS] = {
+    [OP_BCAST] = ECOI_C_BCAST, [OP_REDUCE] = ECOI_C_REDUCE,
+    [OP_ALLREDUCE] = ECOI_C_ALLREDUCE, [OP_GATHER] = ECOI_C_GATHER,
+    [OP_ALLGATHER] = ECOI_C_ALLGATHER, [OP_SCATTER] = ECOI_C_SCATTER,
+    [OP_ALLTOALL] = ECOI_C_ALLTOALL, [OP_BARRIER] = ECOI_C_BARRIER, [OP_SCAN] = ECOI_C_SCAN,
+};
 static const char *pattern_names[] = { "eco", "pvm", "star", "binary", "kary3", "chain",
                                        "openmpi" };
 #define NPATTERNS 7
@@ -259,12 +267,6 @@ typedef struct result {
  * the library's own choice, kept in the context (no communication). */
 static void eco_choice(bench *B, int i, int count, result *res)
 {
-    static const int coll[NOPS] = {
-        [OP_BCAST] = ECOI_C_BCAST, [OP_REDUCE] = ECOI_C_REDUCE,
-        [OP_ALLREDUCE] = ECOI_C_ALLREDUCE, [OP_GATHER] = ECOI_C_GATHER,
-        [OP_ALLGATHER] = ECOI_C_ALLGATHER, [OP_SCATTER] = ECOI_C_SCATTER,
-        [OP_ALLTOALL] = ECOI_C_ALLTOALL, [OP_BARRIER] = ECOI_C_BARRIER, [OP_SCAN] = ECOI_C_SCAN,
-    };
     const setup *s = &B->s;
     int op = s->op, rooted = op == OP_BCAST || op == OP_REDUCE || op == OP_GATHER ||
                              op == OP_SCATTER;
@@ -272,7 +274,7 @@ static void eco_choice(bench *B, int i, int count, result *res)
     ecoi_plan plan;
 
     eco_set_pattern(B->ctx, "eco");
-    if (ecoi_select(B->ctx, coll[op], rooted ? s->root : 0, bytes, &plan) == ECO_OK) {
+    if (ecoi_select(B->ctx, op_coll[op], rooted ? s->root : 0, bytes, &plan) == ECO_OK) {
         res->alg[i] = ecoi_algorithm_at(plan.algorithm)->name;
         res->predicted[i] = plan.seconds;
     }
@@ -960,145 +962,23 @@ int main(int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------ */
-/* Link limits from a netbed topology                                   */
+/* Link limits from a netbed topology (lib/topology.c)                 */
 /* ------------------------------------------------------------------ */
 
-/*
- * The topology (tests/netbed/README.md): "segment NAME RATE [in GROUP]
- * HOST...", "group NAME RATE [in GROUP]", "host NAME RATE".  Each link is
- * shaped at its rate both ways.  With one task per host and the root on
- * this host, a link with b hosts beyond it (on the far side from the
- * root) must carry at least: one copy of the message (bcast, reduce,
- * scan), 2(S-1)/S copies with S the links beside it under the same parent
- * (allreduce: reduce-scatter and gather-to-all with those as the nodes),
- * b blocks (gather, scatter), max(b, n-b) blocks in one direction
- * (allgather), b(n-b) blocks (alltoall).  The link limit is the
- * largest such load over its rate: no pattern can finish sooner.
- */
-#define TMAX 512
-typedef struct tnode {
-    char name[32];
-    int parent;        /* index of the group it hangs from, -1: top */
-    double rate;       /* bits per second, 0: unshaped */
-    int hosts;         /* hosts below it */
-    int has_root;
-} tnode;
-
-static double parse_rate(const char *r)
-{
-    char *end;
-    double v = strtod(r, &end);
-
-    if (strcmp(r, "none") == 0)
-        return 0;
-    if (strcmp(end, "kbit") == 0) return v * 1e3;
-    if (strcmp(end, "mbit") == 0) return v * 1e6;
-    if (strcmp(end, "gbit") == 0) return v * 1e9;
-    return -1;
-}
-
-static int find_node(tnode *t, int nt, const char *name)
-{
-    for (int i = 0; i < nt; i++)
-        if (strcmp(t[i].name, name) == 0)
-            return i;
-    return -1;
-}
-
-/* Groups and segments as nodes, hosts as leaves; returns the host count. */
-static int read_topology(const char *path, tnode *t, int *nt, const char *root)
-{
-    char line[4096];
-    FILE *f = fopen(path, "r");
-    int nhosts = 0;
-
-    if (!f)
-        return -1;
-    *nt = 0;
-    while (fgets(line, sizeof line, f) && *nt < TMAX - 1) {
-        char *save = NULL, *kw, *name, *rate, *tok;
-        int parent = -1;
-        line[strcspn(line, "#\n")] = '\0';
-        if (!(kw = strtok_r(line, " \t", &save)) || !(name = strtok_r(NULL, " \t", &save)) ||
-            !(rate = strtok_r(NULL, " \t", &save)))
-            continue;
-        tnode *x = &t[*nt];
-        memset(x, 0, sizeof *x);
-        snprintf(x->name, sizeof x->name, "%s", name);
-        x->rate = parse_rate(rate);
-        tok = strtok_r(NULL, " \t", &save);
-        if (tok && strcmp(tok, "in") == 0) {
-            parent = find_node(t, *nt, strtok_r(NULL, " \t", &save));
-            tok = strtok_r(NULL, " \t", &save);
-        }
-        x->parent = parent;
-        if (strcmp(kw, "host") == 0) {          /* a slow host: its own link */
-            int h = find_node(t, *nt, name);
-            if (h >= 0) {
-                t[h].rate = x->rate;
-                continue;
-            }
-        }
-        (*nt)++;
-        if (strcmp(kw, "segment") != 0)
-            continue;
-        for (int seg = *nt - 1; tok; tok = strtok_r(NULL, " \t", &save)) {
-            tnode *h = &t[*nt];                  /* a host hangs from its segment */
-            memset(h, 0, sizeof *h);
-            snprintf(h->name, sizeof h->name, "%s", tok);
-            h->parent = seg;
-            h->hosts = 1;
-            h->has_root = strcmp(tok, root) == 0;
-            nhosts++;
-            if (++*nt == TMAX)
-                break;
-        }
-    }
-    fclose(f);
-    /* Hosts below every node (nodes come after their parents). */
-    for (int i = *nt - 1; i >= 0; i--)
-        if (t[i].parent >= 0) {
-            t[t[i].parent].hosts += t[i].hosts;
-            t[t[i].parent].has_root |= t[i].has_root;
-        }
-    return nhosts;
-}
-
+/* With one task per host and the root on this host. */
 static int eco_bench_link_limit(const char *topology, const setup *s, double *limit)
 {
-    static tnode t[TMAX];
-    char root[256] = "";
-    int nt = 0, n;
+    char root[256] = "", err[512];
+    ecoi_topo *t;
 
     gethostname(root, sizeof root - 1);
-    n = read_topology(topology, t, &nt, root);
-    if (n < 2 || s->op == OP_BARRIER)
+    if (ecoi_topo_read(topology, &t, err, sizeof err) != ECO_OK) {
+        fprintf(stderr, PROG ": %s\n", err);
         return -1;
-    for (int i = 0; i < s->nsizes; i++) {
-        double bits = 8.0 * bytes_of(s, i), worst = 0;
-        for (int k = 0; k < nt; k++) {
-            int b = t[k].has_root ? n - t[k].hosts : t[k].hosts;
-            double blocks;
-            if (t[k].rate <= 0 || b == 0)
-                continue;
-            int sib = 0;
-            for (int j = 0; j < nt; j++)
-                sib += t[j].parent == t[k].parent && t[j].hosts > 0;
-            switch (s->op) {
-            case OP_ALLREDUCE:
-                /* reduce-scatter and gather-to-all among the link's
-                 * siblings (the classic 2(S-1)/S with them as nodes) */
-                blocks = sib > 1 ? 2.0 * (sib - 1) / sib : 1;
-                break;
-            case OP_GATHER: case OP_SCATTER: blocks = b; break;
-            case OP_ALLGATHER: blocks = b > n - b ? b : n - b; break;
-            case OP_ALLTOALL: blocks = (double)b * (n - b); break;
-            default: blocks = 1; break;
-            }
-            if (blocks * bits / t[k].rate > worst)
-                worst = blocks * bits / t[k].rate;
-        }
-        limit[i] = worst;
     }
-    return 0;
+    for (int i = 0; i < s->nsizes; i++)
+        limit[i] = ecoi_topo_link_limit(t, op_coll[s->op], ecoi_topo_find(t, root),
+                                        bytes_of(s, i));
+    ecoi_topo_free(t);
+    return s->nsizes > 0 && limit[0] < 0 ? -1 : 0;
 }

@@ -126,10 +126,31 @@ int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,
     return ECO_OK;
 }
 
+int ecoi_ctx_create_shared(eco_ctx *share, int rank, ecoi_transport *tp, eco_ctx **out)
+{
+    int rc;
+
+    if (!share || share->share || rank < 0 || rank >= share->n)
+        return ECO_ERR_ARG;
+    /* made with a member list of one, then given share's */
+    if ((rc = ecoi_ctx_create(1, 0, share->map, &rank, tp, out)) != ECO_OK)
+        return rc;
+    free((*out)->member_host);
+    (*out)->n = share->n;
+    (*out)->rank = rank;
+    (*out)->member_host = share->member_host;
+    (*out)->share = share;
+    return ECO_OK;
+}
+
 void ecoi_ctx_destroy(eco_ctx *c)
 {
     if (!c)
         return;
+    if (c->share) {          /* borrowed */
+        c->map = NULL;
+        c->member_host = NULL;
+    }
     shapes_free(c);
     free(c->member_host);
     for (int l = 0; l < ECOI_LEVELS; l++)
@@ -146,6 +167,8 @@ int ecoi_ctx_shape(eco_ctx *c, int root, ecoi_shape shape, const eco_tree **tree
 {
     struct ecoi_shape_cache **p, *s;
 
+    if (c->share)
+        return ecoi_ctx_shape(c->share, root, shape, tree);
     if (c->pattern_k)   /* one k-ary tree whatever the shape */
         shape = (ecoi_shape){ 0, 0, 0 };
     for (p = &c->shapes; *p; p = &(*p)->next)
@@ -177,6 +200,8 @@ int ecoi_ctx_shape(eco_ctx *c, int root, ecoi_shape shape, const eco_tree **tree
 
 int ecoi_ctx_ring(eco_ctx *c, const int **ring)
 {
+    if (c->share)
+        return ecoi_ctx_ring(c->share, ring);
     if (!c->ring) {
         int rc, *r = malloc((size_t)c->n * sizeof *r);
         if (!r)

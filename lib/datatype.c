@@ -131,12 +131,16 @@ int ecoi_op_check(eco_op op, int datatype)
     return ECO_OK;
 }
 
+void (*ecoi_combine_hook)(size_t bytes);
+
 int ecoi_op_apply(eco_op op, int datatype, void *acc, const void *in, size_t count)
 {
     int dt = datatype, num = (int)count, info = 0;
 
     if (count == 0)
         return ECO_OK;
+    if (ecoi_combine_hook)
+        ecoi_combine_hook(count * ecoi_type_size(datatype));
     op(&dt, acc, (void *)in, &num, &info);
     return info < 0 ? ECO_ERR_DATATYPE : ECO_OK;
 }

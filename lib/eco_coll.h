@@ -30,6 +30,9 @@ int ecoi_op_apply(eco_op op, int datatype, void *acc, const void *in, size_t cou
 /* Identity of a built-in op (1..4), ECOI_OP_USER for any other, 0 none. */
 #define ECOI_OP_USER 15
 int ecoi_op_id(eco_op op);
+/* Called by ecoi_op_apply with the bytes it combines, when set: the
+ * simulated transport charges compute time (sim_transport.c). */
+extern void (*ecoi_combine_hook)(size_t bytes);
 
 /* ------------------------------------------------------------------ */
 /* Transport: typed messages between members, matched by (source, tag). */
@@ -212,6 +215,11 @@ struct eco_ctx {
     ecoi_model *dflt_model; /* the defaults when the map has no model,
                              * made when first needed */
     int *ring;             /* [n] eco_ring's order, made on first use */
+    eco_ctx *share;        /* NULL, or a context of the same members, map
+                            * and settings whose trees, groups, ring and
+                            * plans this one uses, and whose map and
+                            * member_host it borrows (ecoi_ctx_create_shared:
+                            * the simulation's members share one) */
 };
 
 /* Tags: every call gets a block of ECOI_CALL_TAGS tags from its call
@@ -304,6 +312,10 @@ int ecoi_rdouble_scan(eco_ctx *c, const void *mine, void *result, size_t count,
 /* Make a context over an agreed map; takes ownership of map and tp. */
 int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,
                     ecoi_transport *tp, eco_ctx **out);
+/* A context for member rank that borrows share's map and member list
+ * and uses its trees, groups, ring and plans (share must outlive it and
+ * be used by one thread at a time); takes ownership of tp. */
+int ecoi_ctx_create_shared(eco_ctx *share, int rank, ecoi_transport *tp, eco_ctx **out);
 void ecoi_ctx_destroy(eco_ctx *c);
 
 /* Entry and exit of every collective: checks the context, switches the

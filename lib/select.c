@@ -316,6 +316,8 @@ static const ecoi_model *ctx_model(eco_ctx *c)
 
 int ecoi_ctx_groups(eco_ctx *c, int level, const int **group)
 {
+    if (c->share)
+        return ecoi_ctx_groups(c->share, level, group);
     if (!c->groups[level]) {
         int *g = malloc((size_t)c->n * sizeof *g), rc;
         if (!g)
@@ -1070,6 +1072,8 @@ int ecoi_select_flags(eco_ctx *c, int coll, int root, size_t bytes, unsigned fla
     const int whole = (flags & ECOI_CALL_WHOLE) != 0;
     int k, best = -1;
 
+    if (c->share)
+        return ecoi_select_flags(c->share, coll, root, bytes, flags, plan);
     if (!whole && slot->algorithm >= 0 && slot->root == root &&
         slot->pattern_k == c->pattern_k) {
         *plan = *slot;

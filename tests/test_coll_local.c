@@ -15,6 +15,7 @@
 #include "cunit_common.h"
 #include "coll_battery.h"
 #include "eco_coll.h"
+#include "eco_sim.h"
 
 typedef struct config {
     int n, nh, nsub;
@@ -885,6 +886,82 @@ static void test_disagreement(void)
     world_timeout = 60.0;
 }
 
+/* ------------------------------------------------------------------ */
+/* The simulated transport (eco-sim's): the same battery, exact data     */
+/* ------------------------------------------------------------------ */
+
+typedef struct simrun {
+    const config *cfg;
+    ecoi_sim *sim;
+    eco_ctx *share;    /* NULL: every member its own map and trees */
+    member *ms;
+} simrun;
+
+static void sim_member(int rank, void *arg)
+{
+    simrun *S = arg;
+    member *me = &S->ms[rank];
+    ecoi_transport *tp = ecoi_sim_transport(S->sim, rank);
+    eco_ctx *ctx = NULL;
+
+    me->rc = S->share ? ecoi_ctx_create_shared(S->share, rank, tp, &ctx)
+                      : ecoi_ctx_create(S->cfg->n, rank, make_map(S->cfg),
+                                        S->cfg->member_host, tp, &ctx);
+    if (me->rc == ECO_OK)
+        ecot_battery(ctx, ECOT_QUICK, &me->rep);
+    eco_finalize(ctx);
+}
+
+/* The battery over a flat simulated network; the members' final clocks
+ * into clock[] (deterministic: the same on every run). */
+static void sim_battery(const config *c, int shared, double *clock)
+{
+    ecoi_sim_costs costs;
+    simrun S = { c, NULL, NULL, calloc((size_t)c->n, sizeof(member)) };
+
+    ecoi_sim_costs_default(&costs);
+    S.sim = ecoi_sim_new(c->n, NULL, NULL, &costs, 1);
+    CU_ASSERT_FATAL(S.ms && S.sim);
+    if (shared)
+        CU_ASSERT_FATAL(ecoi_ctx_create(c->n, 0, make_map(c), c->member_host,
+                                        ecoi_sim_transport(S.sim, 0), &S.share) == ECO_OK);
+    CU_ASSERT_FATAL(ecoi_sim_run(S.sim, sim_member, &S, 256 * 1024) == ECO_OK);
+    for (int r = 0; r < c->n; r++) {
+        CU_ASSERT_EQUAL(S.ms[r].rc, ECO_OK);
+        CU_ASSERT(S.ms[r].rep.checks > 0);
+        CU_ASSERT_EQUAL(S.ms[r].rep.failures, 0);
+        if (S.ms[r].rep.failures)
+            fprintf(stderr, "\n  simulated, n=%d rank %d: %d of %d checks failed, first: %s\n",
+                    c->n, r, S.ms[r].rep.failures, S.ms[r].rep.checks, S.ms[r].rep.first);
+        clock[r] = ecoi_sim_clock(S.sim, r);
+        CU_ASSERT(clock[r] > 0);
+    }
+    CU_ASSERT(ecoi_sim_messages(S.sim) > 0);
+    eco_finalize(S.share);
+    ecoi_sim_free(S.sim);
+    free(S.ms);
+}
+
+static void test_simulated(void)
+{
+    config fig1 = { .n = 6, .nh = 6, .nsub = 3,
+                    .host_subnet = { 0, 0, 1, 1, 2, 2 }, .degree = { 2, 2, 2 },
+                    .member_host = { 0, 1, 2, 3, 4, 5 } };
+    config tasks = { .n = 13, .nh = 4, .nsub = 2, .host_subnet = { 0, 0, 1, 1 },
+                     .degree = { 3, 1 },
+                     .member_host = { 2, 0, 0, 1, 3, 3, 3, 0, 2, 1, 2, 3, 0 } };
+    double a[64], b[64];
+
+    sim_battery(&fig1, 0, a);
+    sim_battery(&fig1, 1, b);    /* shared contexts: the same run */
+    for (int r = 0; r < fig1.n; r++)
+        CU_ASSERT_DOUBLE_EQUAL(a[r], b[r], 0.0);
+    sim_battery(&tasks, 1, a);
+    sim_battery(&tasks, 1, b);
+    for (int r = 0; r < tasks.n; r++)
+        CU_ASSERT_DOUBLE_EQUAL(a[r], b[r], 0.0);
+}
+
 static const eco_test tests[] = {
     { "one member", test_one_member },
     { "paper figure 1, every op and root", test_paper_figure1 },
@@ -904,6 +981,7 @@ static const eco_test tests[] = {
     { "bad arguments send nothing", test_bad_arguments },
     { "a member dies mid-collective", test_member_dies },
     { "members that disagree all fail", test_disagreement },
+    { "the simulated transport: exact data, deterministic", test_simulated },
     { NULL, NULL },
 };
 

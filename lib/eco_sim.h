@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * eco_sim.h -- private: the simulated transport (sim_transport.c).  The
+ * library's own collectives run on simulated hosts in virtual time: every
+ * member is a thread, only one runs at a time (cooperative scheduling),
+ * and the one resumed is always the member whose next event is the
+ * earliest, so that the network's links are reserved in nondecreasing
+ * virtual time: a sequential discrete-event simulation, deterministic.
+ * Not installed; eco-sim(1) and the unit tests use it.
+ *
+ * The network: every link of the topology (eco_topo.h), each direction a
+ * FIFO resource of its rate; a host's own link at its rate, else at the
+ * NIC rate below.  A message from host a to host b reserves, in order,
+ * a's link out, the links up to the routers a and b share, the links
+ * down to b and b's link in; it starts on each as soon as that link is
+ * free and the message has started on the link before (cut-through), and
+ * arrives when its slowest link is through.  Per message, the sender
+ * spends half of alpha before the message leaves and the receiver the
+ * other half when it takes it; combining a reduction's operands costs
+ * gamma per byte.  Members on one host exchange through memory.
+ */
+#ifndef ECO_SIM_H
+#define ECO_SIM_H
+
+#include <stddef.h>
+#include "eco_coll.h"
+#include "eco_topo.h"
+
+typedef struct ecoi_sim_costs {
+    double alpha_hosts;   /* seconds per message between hosts */
+    double alpha_tasks;   /* seconds per message between tasks of a host */
+    double beta_tasks;    /* seconds per byte between tasks of a host */
+    double nic_rate;      /* bits per second of a host link without a rate */
+    double gamma;         /* seconds per byte combined */
+} ecoi_sim_costs;
+
+/* The cost model's defaults (lib/select.c: ecoi_model_default). */
+void ecoi_sim_costs_default(ecoi_sim_costs *c);
+
+typedef struct ecoi_sim ecoi_sim;
+/* n members; member r on host node host_of[r] of topo.  topo NULL: a
+ * flat network, member r alone on host r with only its own link.  data 0:
+ * only sizes travel (receive buffers are left as they are). */
+ecoi_sim *ecoi_sim_new(int n, const ecoi_topo *topo, const int *host_of,
+                       const ecoi_sim_costs *costs, int data);
+void ecoi_sim_free(ecoi_sim *s);
+/* Member rank's transport; the simulation must outlive it. */
+ecoi_transport *ecoi_sim_transport(ecoi_sim *s, int rank);
+/* Run body(rank, arg) in every member, each a thread of stack_bytes (0:
+ * 128 KiB), to the end of all of them: ECO_OK, or ECO_ERR_NOMEM (no
+ * thread could be made: nothing ran). */
+int ecoi_sim_run(ecoi_sim *s, void (*body)(int rank, void *arg), void *arg,
+                 size_t stack_bytes);
+/* Member rank's virtual clock, seconds. */
+double ecoi_sim_clock(const ecoi_sim *s, int rank);
+/* Messages sent so far. */
+long ecoi_sim_messages(const ecoi_sim *s);
+
+#endif /* ECO_SIM_H */

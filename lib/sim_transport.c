@@ -1,0 +1,604 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sim_transport.c -- the simulated transport (eco_sim.h): members as
+ * threads in virtual time, one running at a time, over a modelled
+ * network.  Memory is O(n + links + messages in flight): a mailbox per
+ * member and a free time per link direction, never an n x n array.
+ *
+ * Scheduling: a member runs until it must wait: before every send (at its
+ * clock, after the sender's overhead) and every receive (at the later of
+ * its clock and the message's arrival) it yields unless no other member
+ * has an earlier event; a member whose message is not sent yet blocks,
+ * and the sender makes it ready at the arrival time.  The ready members
+ * wait in a heap by (time, rank); the running one hands the baton to the
+ * heap's first through its semaphore.  When nobody is ready and somebody
+ * waits, the waiting members fail with ECO_ERR_TIMEOUT (they would wait
+ * for ever: members that disagree).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdlib.h>
+#include <string.h>
+#include "eco_sim.h"
+
+typedef struct smsg {
+    struct smsg *next;
+    int src, tag;
+    ecoi_sig sig;
+    size_t bytes;
+    double arrive;
+    char data[];
+} smsg;
+
+enum { M_READY, M_BLOCKED, M_DONE };
+
+typedef struct smember {
+    ecoi_transport base;
+    ecoi_sim *s;
+    int rank, host;          /* host: a node of the topology, or the rank */
+    int state;
+    double clock, key;       /* key: the time it resumes at, when ready */
+    int wait_src, wait_tag, wake_rc;
+    int aborted;             /* the status of an abort notice, or 0 */
+    smsg *head, *tail;       /* mailbox, in order of sending */
+    sem_t sem;
+    pthread_t th;
+} smember;
+
+/* One direction of a link: the times it is reserved, in order, apart. */
+typedef struct busy {
+    double st, en;
+} busy;
+typedef struct lane {
+    busy *iv;          /* iv[head .. n-1] */
+    int head, n, cap;
+} lane;
+
+struct ecoi_sim {
+    int n;
+    smember *m;
+    const ecoi_topo *topo;
+    int nlinks;
+    lane *up, *down;               /* [nlinks]: out of and into each node */
+    ecoi_sim_costs c;
+    int data;
+    int *heap, nheap;              /* ready members by (key, rank) */
+    int nblocked;
+    int cancel;                    /* threads that must not run the body */
+    sem_t main_sem;
+    long messages;
+    void (*body)(int, void *);
+    void *arg;
+    smember *cur;                  /* the running member */
+};
+
+void ecoi_sim_costs_default(ecoi_sim_costs *c)
+{
+    ecoi_model *d = ecoi_model_default(NULL);
+
+    c->alpha_hosts = d ? d->link[0].alpha : 40e-6;
+    c->alpha_tasks = d ? d->task.alpha : 25e-6;
+    c->beta_tasks = d ? d->task.beta : 0.5e-9;
+    c->nic_rate = d && d->link[0].beta > 0 ? 8.0 / d->link[0].beta : 1e9;
+    c->gamma = 0.5e-9;
+    ecoi_model_free(d);
+}
+
+/* ------------------------------------------------------------------ */
+/* The ready heap                                                      */
+/* ------------------------------------------------------------------ */
+
+static int before(const ecoi_sim *s, int a, int b)
+{
+    return s->m[a].key < s->m[b].key || (s->m[a].key == s->m[b].key && a < b);
+}
+
+static void heap_push(ecoi_sim *s, int r)
+{
+    int i = s->nheap++;
+
+    while (i > 0 && before(s, r, s->heap[(i - 1) / 2])) {
+        s->heap[i] = s->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->heap[i] = r;
+}
+
+static int heap_pop(ecoi_sim *s)
+{
+    int top = s->heap[0], last = s->heap[--s->nheap], i = 0;
+
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= s->nheap)
+            break;
+        if (c + 1 < s->nheap && before(s, s->heap[c + 1], s->heap[c]))
+            c++;
+        if (!before(s, s->heap[c], last))
+            break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (s->nheap > 0)
+        s->heap[i] = last;
+    return top;
+}
+
+/* ------------------------------------------------------------------ */
+/* Scheduling                                                          */
+/* ------------------------------------------------------------------ */
+
+/* Hand the baton to the earliest ready member (me may be it); returns
+ * when me runs again, at once when me is done. */
+static void switch_from(ecoi_sim *s, smember *me)
+{
+    smember *next = NULL;
+
+    if (s->nheap == 0 && s->nblocked > 0)    /* nobody will ever send */
+        for (int r = 0; r < s->n; r++)
+            if (s->m[r].state == M_BLOCKED) {
+                s->m[r].state = M_READY;
+                s->m[r].wake_rc = ECO_ERR_TIMEOUT;
+                s->m[r].key = s->m[r].clock;
+                s->nblocked--;
+                heap_push(s, r);
+            }
+    if (s->nheap > 0)
+        next = &s->m[heap_pop(s)];
+    s->cur = next;
+    if (next == me)
+        return;
+    sem_post(next ? &next->sem : &s->main_sem);
+    if (me->state != M_DONE)
+        while (sem_wait(&me->sem) != 0)
+            ;
+}
+
+/* Go on at time t, after every member with an earlier event. */
+static void yield_at(ecoi_sim *s, smember *me, double t)
+{
+    me->key = t;
+    if (s->nheap == 0 || before(s, me->rank, s->heap[0]))
+        return;
+    heap_push(s, me->rank);
+    switch_from(s, me);
+}
+
+static void wake(ecoi_sim *s, smember *m, double t, int rc)
+{
+    m->state = M_READY;
+    m->wake_rc = rc;
+    m->key = fmax(m->clock, t);
+    s->nblocked--;
+    heap_push(s, m->rank);
+}
+
+/* ------------------------------------------------------------------ */
+/* The network                                                         */
+/* ------------------------------------------------------------------ */
+
+static double link_rate(const ecoi_sim *s, int node)
+{
+    double r = s->topo ? s->topo->node[node].rate : 0;
+
+    return r > 0 ? r : !s->topo || s->topo->node[node].kind == ECOI_TOPO_HOST
+                       ? s->c.nic_rate : 0;
+}
+
+/* Mark [a, b) busy in L, after every interval that starts before it,
+ * joining the intervals it touches: 0, or -1 (no memory). */
+static int occupy(lane *L, int i, double a, double b)
+{
+    if (i > L->head && L->iv[i - 1].en >= a) {             /* extends i - 1 */
+        L->iv[i - 1].en = fmax(L->iv[i - 1].en, b);
+    } else {
+        if (L->n == L->cap) {
+            int nc = L->cap ? 2 * L->cap : 4;
+            busy *nb = realloc(L->iv, (size_t)nc * sizeof *nb);
+            if (!nb)
+                return -1;
+            L->iv = nb;
+            L->cap = nc;
+        }
+        memmove(L->iv + i + 1, L->iv + i, (size_t)(L->n - i) * sizeof *L->iv);
+        L->iv[i] = (busy){ a, b };
+        L->n++;
+        i++;
+    }
+    if (i < L->n && L->iv[i].st <= L->iv[i - 1].en) {     /* reaches i */
+        L->iv[i - 1].en = fmax(L->iv[i - 1].en, L->iv[i].en);
+        memmove(L->iv + i, L->iv + i + 1, (size_t)(L->n - i - 1) * sizeof *L->iv);
+        L->n--;
+    }
+    return 0;
+}
+
+/* Reserve d seconds of L from t0 on in the gaps it has, the first first
+ * (packets of messages that share a link interleave; those reserved
+ * before keep their times); *st when the first piece starts, returns
+ * when the last ends.  Nothing is reserved before now: what ended by
+ * then is forgotten. */
+static double reserve(lane *L, double now, double t0, double d, double *st)
+{
+    double cur = t0;
+    int i = L->head;
+
+    while (L->head < L->n && L->iv[L->head].en <= now)
+        L->head++;
+    if (L->head > 16 && 2 * L->head > L->n) {
+        memmove(L->iv, L->iv + L->head, (size_t)(L->n - L->head) * sizeof *L->iv);
+        L->n -= L->head;
+        L->head = 0;
+    }
+    *st = -1;
+    for (i = L->head; d > 0;) {
+        double piece;
+        if (i < L->n && L->iv[i].en <= cur) {
+            i++;
+            continue;
+        }
+        if (i < L->n && L->iv[i].st <= cur) {
+            cur = L->iv[i++].en;
+            continue;
+        }
+        piece = i < L->n ? fmin(d, L->iv[i].st - cur) : d;
+        if (*st < 0)
+            *st = cur;
+        if (occupy(L, i, cur, cur + piece) != 0)   /* no memory: unrecorded */
+            return cur + d;
+        cur += piece;
+        d -= piece;
+        while (i > L->head && L->iv[i - 1].st > cur)
+            i--;
+    }
+    if (*st < 0)
+        *st = cur;
+    return cur;
+}
+
+/* One link on the way: the message starts on it when it has room and
+ * the message has started on the link before, and is through it when
+ * its bits are and when they are through the link before. */
+static void cross(const ecoi_sim *s, lane *dir, int node, double now, double bits,
+                  double *start, double *end)
+{
+    double r = link_rate(s, node), st, en;
+
+    if (r <= 0)
+        return;
+    en = reserve(&dir[node], now, *start, bits / r, &st);
+    *start = st;
+    *end = fmax(*end, en);
+}
+
+/* When `bytes` sent from host a at time t arrive at host b. */
+static double route(ecoi_sim *s, int a, int b, size_t bytes, double t)
+{
+    double bits = 8.0 * (double)bytes, start = t, end = t;
+    int down[256], nd = 0;
+
+    if (a == b)
+        return t + s->c.beta_tasks * (double)bytes;
+    if (!s->topo) {
+        cross(s, s->up, a, t, bits, &start, &end);
+        cross(s, s->down, b, t, bits, &start, &end);
+        return end;
+    }
+    const ecoi_topo_node *nd_ = s->topo->node;
+    while (a != b) {
+        if (a >= 0 && (b < 0 || nd_[a].depth >= nd_[b].depth)) {
+            cross(s, s->up, a, t, bits, &start, &end);
+            a = nd_[a].parent;
+        } else {
+            if (nd < (int)(sizeof down / sizeof down[0]))
+                down[nd++] = b;
+            b = nd_[b].parent;
+        }
+    }
+    while (nd > 0)
+        cross(s, s->down, down[--nd], t, bits, &start, &end);
+    return end;
+}
+
+/* ------------------------------------------------------------------ */
+/* The transport                                                       */
+/* ------------------------------------------------------------------ */
+
+static ecoi_sim *running;   /* the simulation ecoi_sim_run runs */
+
+static void sim_combine(size_t bytes)
+{
+    if (running && running->cur)
+        running->cur->clock += running->c.gamma * (double)bytes;
+}
+
+static double alpha_between(const ecoi_sim *s, const smember *a, const smember *b)
+{
+    return a->host == b->host ? s->c.alpha_tasks : s->c.alpha_hosts;
+}
+
+static int post(ecoi_sim *s, smember *me, int dest, int tag, const ecoi_sig *sig,
+                const void *buf, size_t bytes)
+{
+    smember *d = &s->m[dest];
+    size_t keep = s->data ? bytes : 0;
+    smsg *m;
+
+    me->clock += alpha_between(s, me, d) / 2;
+    yield_at(s, me, me->clock);
+    if (!(m = malloc(sizeof *m + keep + 1)))
+        return ECO_ERR_NOMEM;
+    m->next = NULL;
+    m->src = me->rank;
+    m->tag = tag;
+    m->sig = *sig;
+    m->bytes = bytes;
+    m->arrive = route(s, me->host, d->host, bytes, me->clock);
+    if (keep)
+        memcpy(m->data, buf, keep);
+    if (d->tail)
+        d->tail->next = m;
+    else
+        d->head = m;
+    d->tail = m;
+    s->messages++;
+    if (d->state == M_BLOCKED) {
+        if (d->wait_src == me->rank && d->wait_tag == tag)
+            wake(s, d, m->arrive, ECO_OK);
+        else if (d->wait_tag == tag && !ecoi_sig_equal(sig, &d->base.sig))
+            wake(s, d, me->clock, ECO_ERR_MISMATCH);
+    }
+    return ECO_OK;
+}
+
+static int s_send(ecoi_transport *t, int dest, int tag, const void *buf, size_t count,
+                  int datatype)
+{
+    smember *me = (smember *)t;
+
+    if (dest < 0 || dest >= me->s->n)
+        return ECO_ERR_ARG;
+    return post(me->s, me, dest, tag, &t->sig, buf, count * ecoi_type_size(datatype));
+}
+
+/* The first message (src, tag) in me's mailbox, unlinked with prev; *other
+ * set when one of that tag carries another signature. */
+static smsg *find(smember *me, int src, int tag, smsg **prev, int *other)
+{
+    smsg *p = NULL;
+
+    for (smsg *m = me->head; m; p = m, m = m->next) {
+        if (m->src == src && m->tag == tag) {
+            *prev = p;
+            return m;
+        }
+        if (m->tag == tag && !ecoi_sig_equal(&m->sig, &me->base.sig))
+            *other = 1;
+    }
+    return NULL;
+}
+
+static int s_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
+                  int datatype, const int *fwd, int nfwd)
+{
+    smember *me = (smember *)t;
+    ecoi_sim *s = me->s;
+    size_t bytes = count * ecoi_type_size(datatype);
+    smsg *m, *prev = NULL;
+    int other = 0, rc = ECO_OK;
+
+    if (src < 0 || src >= s->n)
+        return ECO_ERR_ARG;
+    if (!(m = find(me, src, tag, &prev, &other))) {
+        if (other || me->aborted)
+            return other ? ECO_ERR_MISMATCH : me->aborted;
+        me->state = M_BLOCKED;
+        me->wait_src = src;
+        me->wait_tag = tag;
+        s->nblocked++;
+        switch_from(s, me);
+        if (me->wake_rc != ECO_OK)
+            return me->wake_rc;
+        if (!(m = find(me, src, tag, &prev, &other)))
+            return ECO_ERR_PEER;
+    }
+    me->clock = fmax(me->clock, m->arrive);
+    yield_at(s, me, me->clock);
+    me->clock += alpha_between(s, me, &s->m[src]) / 2;
+    if (prev)
+        prev->next = m->next;
+    else
+        me->head = m->next;
+    if (me->tail == m)
+        me->tail = prev;
+    for (int i = 0; i < nfwd && rc == ECO_OK; i++)
+        rc = fwd[i] < 0 || fwd[i] >= s->n
+            ? ECO_ERR_ARG : post(s, me, fwd[i], tag, &m->sig, m->data, m->bytes);
+    if (rc == ECO_OK && (!ecoi_sig_equal(&m->sig, &t->sig) || m->bytes != bytes))
+        rc = ECO_ERR_MISMATCH;
+    if (rc == ECO_OK && bytes && s->data)
+        memcpy(buf, m->data, bytes);
+    free(m);
+    return rc;
+}
+
+static int s_poll(ecoi_transport *t)
+{
+    smember *me = (smember *)t;
+
+    if (me->aborted)
+        return me->aborted;
+    for (smsg *m = me->head; m; m = m->next) {
+        int d = ecoi_tag_diff(m->tag, t->call_tag);
+        if (d < 0 && d >= -ECOI_STALE_CALLS * ECOI_CALL_TAGS)
+            return ECO_ERR_MISMATCH;
+    }
+    return ECO_OK;
+}
+
+static void s_abort(ecoi_transport *t, const int *peers, int npeers, int status)
+{
+    smember *me = (smember *)t;
+    ecoi_sim *s = me->s;
+
+    for (int i = 0; i < npeers; i++) {
+        smember *p = peers[i] >= 0 && peers[i] < s->n ? &s->m[peers[i]] : NULL;
+        if (!p || p == me)
+            continue;
+        if (!p->aborted)
+            p->aborted = status;
+        if (p->state == M_BLOCKED)
+            wake(s, p, me->clock, status);
+    }
+}
+
+static void s_nothing(ecoi_transport *t)
+{
+    (void)t;
+}
+
+/* ------------------------------------------------------------------ */
+/* The simulation                                                      */
+/* ------------------------------------------------------------------ */
+
+ecoi_sim *ecoi_sim_new(int n, const ecoi_topo *topo, const int *host_of,
+                       const ecoi_sim_costs *costs, int data)
+{
+    ecoi_sim *s;
+    size_t links = topo ? (size_t)topo->nnodes : (size_t)n;
+
+    if (n < 1 || (topo && !host_of) || !costs || !(s = calloc(1, sizeof *s)))
+        return NULL;
+    s->n = n;
+    s->topo = topo;
+    s->c = *costs;
+    s->data = data;
+    s->m = calloc((size_t)n, sizeof *s->m);
+    s->heap = malloc((size_t)n * sizeof *s->heap);
+    s->nlinks = (int)links;
+    s->up = calloc(links + 1, sizeof *s->up);
+    s->down = calloc(links + 1, sizeof *s->down);
+    if (!s->m || !s->heap || !s->up || !s->down || sem_init(&s->main_sem, 0, 0)) {
+        free(s->m);
+        s->m = NULL;
+        ecoi_sim_free(s);
+        return NULL;
+    }
+    for (int r = 0; r < n; r++) {
+        smember *m = &s->m[r];
+        m->s = s;
+        m->rank = r;
+        m->host = topo ? host_of[r] : r;
+        m->base.enter = m->base.leave = s_nothing;
+        m->base.send = s_send;
+        m->base.recv = s_recv;
+        m->base.poll = s_poll;
+        m->base.abort = s_abort;
+        m->base.destroy = s_nothing;   /* the simulation owns its members */
+        sem_init(&m->sem, 0, 0);
+    }
+    return s;
+}
+
+void ecoi_sim_free(ecoi_sim *s)
+{
+    if (!s)
+        return;
+    for (int r = 0; s->m && r < s->n; r++) {
+        while (s->m[r].head) {
+            smsg *m = s->m[r].head;
+            s->m[r].head = m->next;
+            free(m);
+        }
+        sem_destroy(&s->m[r].sem);
+    }
+    sem_destroy(&s->main_sem);
+    free(s->m);
+    free(s->heap);
+    for (int l = 0; l < s->nlinks; l++) {
+        free(s->up ? s->up[l].iv : NULL);
+        free(s->down ? s->down[l].iv : NULL);
+    }
+    free(s->up);
+    free(s->down);
+    free(s);
+}
+
+ecoi_transport *ecoi_sim_transport(ecoi_sim *s, int rank)
+{
+    return rank >= 0 && rank < s->n ? &s->m[rank].base : NULL;
+}
+
+double ecoi_sim_clock(const ecoi_sim *s, int rank)
+{
+    return s->m[rank].clock;
+}
+
+long ecoi_sim_messages(const ecoi_sim *s)
+{
+    return s->messages;
+}
+
+static void *member_main(void *arg)
+{
+    smember *me = arg;
+    ecoi_sim *s = me->s;
+
+    while (sem_wait(&me->sem) != 0)
+        ;
+    if (s->cancel)
+        return NULL;
+    s->body(me->rank, s->arg);
+    me->state = M_DONE;
+    switch_from(s, me);
+    return NULL;
+}
+
+int ecoi_sim_run(ecoi_sim *s, void (*body)(int rank, void *arg), void *arg,
+                 size_t stack_bytes)
+{
+    pthread_attr_t attr;
+    int made = 0;
+
+    if (running)
+        return ECO_ERR_ARG;    /* one simulation at a time */
+    s->body = body;
+    s->arg = arg;
+    s->cancel = 0;
+    s->nheap = 0;
+    s->nblocked = 0;
+    if (pthread_attr_init(&attr) != 0)
+        return ECO_ERR_NOMEM;
+    pthread_attr_setstacksize(&attr, stack_bytes ? stack_bytes : 128 * 1024);
+    for (; made < s->n; made++) {
+        smember *m = &s->m[made];
+        m->state = M_READY;
+        m->key = m->clock;
+        if (pthread_create(&m->th, &attr, member_main, m) != 0)
+            break;
+    }
+    pthread_attr_destroy(&attr);
+    if (made < s->n) {
+        /* Let the threads made end without running anything. */
+        s->cancel = 1;
+        for (int r = 0; r < made; r++) {
+            sem_post(&s->m[r].sem);
+            pthread_join(s->m[r].th, NULL);
+        }
+        return ECO_ERR_NOMEM;
+    }
+    running = s;
+    ecoi_combine_hook = sim_combine;
+    for (int r = 0; r < s->n; r++)
+        heap_push(s, r);
+    s->cur = &s->m[heap_pop(s)];
+    sem_post(&s->cur->sem);
+    while (sem_wait(&s->main_sem) != 0)
+        ;
+    for (int r = 0; r < s->n; r++)
+        pthread_join(s->m[r].th, NULL);
+    ecoi_combine_hook = NULL;
+    running = NULL;
+    return ECO_OK;
+}
