@@ -58,7 +58,9 @@ static void shapes_free(eco_ctx *c)
 }
 
 /* Evict the least recently used trees beyond ECOI_TREES that were not
- * handed out during this call. */
+ * handed out during this call.  A context that others share (eco-sim's)
+ * makes no calls itself, so every tree of it counts as handed out in the
+ * current call and stays: its members interleave inside their calls. */
 static void shapes_trim(eco_ctx *c)
 {
     struct ecoi_shape_cache **p = &c->shapes;
