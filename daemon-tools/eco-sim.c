@@ -179,16 +179,36 @@ static eco_map *true_map(const ecoi_topo *t, const ecoi_sim_costs *c, char *err,
         sub[h] = seg_of[t->node[ecoi_topo_find(t, names[h])].parent];
     if ((rc = ecoi_map_set_subnets(m, S, sub, deg)) != ECO_OK)
         goto fail;
-    /* the pairs: inside each segment, and between segments' first hosts */
-    for (int s = 0; s < S && rc == ECO_OK; s++) {
-        int first = t->segment[s] + 1;    /* a segment's hosts follow it */
-        for (int a = first; a < t->nnodes && t->node[a].parent == t->segment[s] && rc == ECO_OK; a++)
-            for (int b = a + 1; b < t->nnodes && t->node[b].parent == t->segment[s] && rc == ECO_OK; b++)
-                rc = eco_map_add_cost(m, t->node[a].name, t->node[b].name,
-                                      pair_cost(t, a, b, c->nic_rate));
-        for (int u = s + 1; u < S && rc == ECO_OK; u++)
-            rc = eco_map_add_cost(m, t->node[first].name, t->node[t->segment[u] + 1].name,
-                                  pair_cost(t, first, t->segment[u] + 1, c->nic_rate));
+    /* the pairs: inside each segment, and between segments' first hosts,
+     * gathered and then merged at once (one by one they cost O(degree)
+     * each: cubic in a segment's hosts) */
+    {
+        size_t np = 0, cap = 0;
+        ecoi_pair *pairs = NULL;
+        for (int s = 0; s < S; s++) {
+            int first = t->segment[s] + 1;    /* a segment's hosts follow it */
+            size_t k = 0;
+            while (first + (int)k < t->nnodes && t->node[first + k].parent == t->segment[s])
+                k++;
+            cap += k * (k - (k > 0)) / 2 + (size_t)(S - s);
+        }
+        if (!(pairs = malloc((cap + 1) * sizeof *pairs)))
+            goto nomem;
+        for (int s = 0; s < S; s++) {
+            int first = t->segment[s] + 1;
+            for (int a = first; a < t->nnodes && t->node[a].parent == t->segment[s]; a++)
+                for (int b = a + 1; b < t->nnodes && t->node[b].parent == t->segment[s]; b++)
+                    pairs[np++] = (ecoi_pair){ eco_map_find_host(m, t->node[a].name),
+                                               eco_map_find_host(m, t->node[b].name), -1,
+                                               pair_cost(t, a, b, c->nic_rate) };
+            for (int u = s + 1; u < S; u++)
+                pairs[np++] = (ecoi_pair){ eco_map_find_host(m, t->node[first].name),
+                                           eco_map_find_host(m, t->node[t->segment[u] + 1].name),
+                                           -1, pair_cost(t, first, t->segment[u] + 1,
+                                                         c->nic_rate) };
+        }
+        rc = ecoi_map_add_pairs(m, pairs, np);
+        free(pairs);
     }
     if (rc != ECO_OK)
         goto fail;

@@ -74,7 +74,7 @@ static int alltoall_hier(eco_ctx *c, const ecoi_plan *plan, const char *sendbuf,
         mine = SUBTREE(f, lead[me]);
         rows = malloc((size_t)ni * row + 1);
         out = malloc((size_t)ni * row + 1);
-        pack = malloc((size_t)ni * row + 1);
+        pack = malloc((size_t)(c->n - ni) * (size_t)ni * unit + 1);
         if (!rows || !out || !pack)
             rc = ECO_ERR_NOMEM;
     }
@@ -97,9 +97,9 @@ static int alltoall_hier(eco_ctx *c, const ecoi_plan *plan, const char *sendbuf,
             for (int ib = 0; ib < nt; ib++)
                 for (int ia = 0; ia < ni; ia++, at += unit)
                     memcpy(pack + at, rows + (size_t)ia * row + (size_t)theirs[ib] * unit, unit);
-            rc = c->tp->send(c->tp, lead[to], t2, pack, (size_t)(nt * ni) * count, datatype);
+            rc = c->tp->send(c->tp, lead[to], t2, pack, (size_t)nt * (size_t)ni * count, datatype);
             if (rc == ECO_OK)
-                rc = c->tp->recv(c->tp, lead[from], t2, pack, (size_t)(ni * nf) * count,
+                rc = c->tp->recv(c->tp, lead[from], t2, pack, (size_t)ni * (size_t)nf * count,
                                  datatype, NULL, 0);
             at = 0;
             for (int ib = 0; ib < ni && rc == ECO_OK; ib++)

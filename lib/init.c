@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -444,8 +445,14 @@ static int pack_boot(boot *b)
  * allocation: at most every pair of the nh hosts. */
 static int unpack_pairs(boot *b)
 {
-    if (pvm_upkint(&b->npairs, 1, 1) < 0 || b->npairs < 0 ||
-        (long long)b->npairs > (long long)b->nh * (b->nh - 1) / 2)
+    int bytes = 0;
+
+    /* no more pairs than the hosts make, nor than the message can hold
+     * (12 bytes each at least: no allocation for a forged count) */
+    if (pvm_upkint(&b->npairs, 1, 1) < 0 || b->npairs < 0 || b->npairs > INT_MAX / 2 ||
+        (long long)b->npairs > (long long)b->nh * (b->nh - 1) / 2 ||
+        pvm_bufinfo(pvm_getrbuf(), &bytes, NULL, NULL) < 0 ||
+        (long long)b->npairs * 12 > (long long)bytes)
         return -1;
     if (b->npairs == 0)
         return 0;
@@ -515,6 +522,17 @@ static int unpack_boot(boot *b, int n)
     rc |= pvm_upkdouble(&b->threshold, 1, 1);
     if (rc < 0)
         return ECO_ERR_MISMATCH;
+    /* every index in range, or not ours (the ring and the trees index
+     * arrays with them) */
+    for (int m = 0; m < b->n; m++)
+        if (b->member_host[m] < 0 || b->member_host[m] >= b->nh)
+            return ECO_ERR_MISMATCH;
+    for (int h = 0; h < b->nh; h++)
+        if (b->host_subnet[h] < 0 || b->host_subnet[h] >= b->nsub)
+            return ECO_ERR_MISMATCH;
+    for (int s = 0; s < b->nsub; s++)
+        if (b->degree[s] < 1 || b->degree[s] > ECO_MAX_DEGREE)
+            return ECO_ERR_MISMATCH;
     return unpack_model(&b->model, b->nsub);
 }
 

@@ -161,7 +161,8 @@ static int scan_check(eco_ctx *ctx, const void **sendbuf, void *recvbuf, int cou
         return ECO_ERR_ARG;
     if (*sendbuf == ECO_IN_PLACE)             /* the input is in recvbuf */
         *sendbuf = recvbuf;
-    else if (ecoi_overlap(*sendbuf, bytes, recvbuf, recvbuf ? bytes : 0))
+    else if (!(exclusive && ctx->rank == 0) &&   /* not significant there */
+             ecoi_overlap(*sendbuf, bytes, recvbuf, recvbuf ? bytes : 0))
         return ECO_ERR_ARG;
     if (count > 0 && !recvbuf && (!exclusive || ctx->rank > 0 || !*sendbuf))
         return ECO_ERR_ARG;

@@ -38,6 +38,7 @@
  *   direct:       each member's n - 1 sends, each subnet's shared link
  *                 carrying all its members' blocks out and in.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -642,6 +643,11 @@ static double alltoall_hier_time(const pm *p, const eco_tree *forest, const int 
 {
     double lat = 0.0, g = tree_gather(p, forest, bytes * p->n);
 
+    /* not a candidate where a message would pass what one PVM message
+     * holds (INT_MAX elements; bytes bound them) */
+    for (int i = 0; i < S; i++)
+        if (bytes * p->n * forest->subtree[leaders[i]] > (double)INT_MAX)
+            return INFINITY;
     loads_clear(p, l);
     for (int i = 0; i < S; i++)
         for (int j = 0; j < S; j++)

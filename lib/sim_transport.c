@@ -134,6 +134,7 @@ static int heap_pop(ecoi_sim *s)
 static void switch_from(ecoi_sim *s, smember *me)
 {
     smember *next = NULL;
+    int done;
 
     if (s->nheap == 0 && s->nblocked > 0)    /* nobody will ever send */
         for (int r = 0; r < s->n; r++)
@@ -149,8 +150,9 @@ static void switch_from(ecoi_sim *s, smember *me)
     s->cur = next;
     if (next == me)
         return;
+    done = me->state == M_DONE;   /* read before the next one runs */
     sem_post(next ? &next->sem : &s->main_sem);
-    if (me->state != M_DONE)
+    if (!done)
         while (sem_wait(&me->sem) != 0)
             ;
 }
@@ -249,7 +251,8 @@ static double reserve(lane *L, double now, double t0, double d, double *st)
             return cur + d;
         cur += piece;
         d -= piece;
-        while (i > L->head && L->iv[i - 1].st > cur)
+        /* back to the interval that may now cover cur (occupy merges) */
+        while (i > L->head && L->iv[i - 1].en > cur)
             i--;
     }
     if (*st < 0)

@@ -248,7 +248,9 @@ int eco_gatherv(eco_ctx *ctx, const void *sendbuf, int sendcount, void *recvbuf,
 {
     const eco_tree *t = NULL;
     ecoi_plan plan;
-    int rc = ecoi_check_rooted(ctx, sendbuf, sendcount, datatype, root, 1), gets;
+    /* in place, sendcount is ignored */
+    int rc = ecoi_check_rooted(ctx, sendbuf, sendbuf == ECO_IN_PLACE ? 0 : sendcount,
+                               datatype, root, 1), gets;
     size_t size, total = 0;
 
     if (rc != ECO_OK)
