@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <pvm3.h>
 #include "eco.h"
+#include "eco_char.h"   /* ecoc_number, ecoc_parse_list */
 #include "eco_coll.h"   /* the algorithm eco chose (lib/select.c) */
 #include "eco_topo.h"   /* the link limit */
 
@@ -707,58 +708,6 @@ static int worker(void)
 /* Options                                                             */
 /* ------------------------------------------------------------------ */
 
-/* Names of ARG (comma separated) as indexes into NAMES: their count, or -1
- * (an unknown name, too many or none). */
-static int parse_list(const char *arg, const char *const *names, int nnames, int *out, int max)
-{
-    char *copy = strdup(arg), *save = NULL, *tok;
-    int k = 0;
-
-    if (!copy)
-        return -1;
-    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int found = -1;
-        for (int i = 0; i < nnames; i++)
-            if (strcmp(tok, names[i]) == 0)
-                found = i;
-        if (found < 0 || k == max) {
-            free(copy);
-            return -1;
-        }
-        out[k++] = found;
-    }
-    free(copy);
-    return k > 0 ? k : -1;
-}
-
-/* A whole decimal number in [lo, hi], or -1. */
-static long number(const char *arg, long lo, long hi)
-{
-    char *end;
-    long v = strtol(arg, &end, 10);
-
-    return (end == arg || *end || v < lo || v > hi) ? -1 : v;
-}
-
-static int parse_sizes(const char *arg, int *out)
-{
-    char *copy = strdup(arg), *save = NULL, *tok;
-    int k = 0;
-
-    if (!copy)
-        return -1;
-    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        long v = number(tok, 0, 1L << 28);
-        if (v < 0 || k == MAXS) {
-            free(copy);
-            return -1;
-        }
-        out[k++] = (int)v;
-    }
-    free(copy);
-    return k > 0 ? k : -1;
-}
-
 /* The link limit of each size from a netbed topology (see below). */
 static int eco_bench_link_limit(const char *topology, const setup *s, double *limit);
 
@@ -789,36 +738,36 @@ static int parse_args(int argc, char **argv, setup *s, options *o)
     while ((c = getopt_long(argc, argv, ":o:s:p:r:i:w:n:cjut:hV", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
-            if (parse_list(optarg, op_names, NOPS, &op, 1) != 1)
+            if (ecoc_parse_list(optarg, op_names, NOPS, &op, 1) != 1)
                 return usage_error("unknown operation '%s'", optarg);
             s->op = op;
             break;
         case 's':
-            if ((s->nsizes = parse_sizes(optarg, s->sizes)) < 0)
+            if ((s->nsizes = ecoc_parse_list(optarg, NULL, 0, s->sizes, MAXS)) < 0)
                 return usage_error("bad size list '%s' (at most 64 sizes, 0..268435456)",
                                    optarg);
             break;
         case 'p':
-            if ((s->npat = parse_list(optarg, pattern_names, NPATTERNS, s->pat, MAXP)) < 0)
+            if ((s->npat = ecoc_parse_list(optarg, pattern_names, NPATTERNS, s->pat, MAXP)) < 0)
                 return usage_error("bad pattern list '%s'", optarg);
             break;
         case 'r':
-            if ((v = number(optarg, 0, 1 << 20)) < 0)
+            if ((v = ecoc_number(optarg, 0, 1 << 20)) < 0)
                 return usage_error("bad root '%s'", optarg);
             s->root = (int)v;
             break;
         case 'i':
-            if ((v = number(optarg, 1, 1 << 24)) < 0)
+            if ((v = ecoc_number(optarg, 1, 1 << 24)) < 0)
                 return usage_error("bad iteration count '%s'", optarg);
             s->iters = (int)v;
             break;
         case 'w':
-            if ((v = number(optarg, 0, 1 << 24)) < 0)
+            if ((v = ecoc_number(optarg, 0, 1 << 24)) < 0)
                 return usage_error("bad warm-up count '%s'", optarg);
             s->warmup = (int)v;
             break;
         case 'n':
-            if ((v = number(optarg, 1, 1 << 20)) < 0)
+            if ((v = ecoc_number(optarg, 1, 1 << 20)) < 0)
                 return usage_error("bad task count '%s'", optarg);
             o->want = (int)v;
             break;
@@ -858,7 +807,7 @@ int main(int argc, char **argv)
     s->op = OP_BCAST;
     s->iters = 30;
     s->warmup = 3;
-    s->nsizes = parse_sizes("1000,16000,262144", s->sizes);
+    s->nsizes = ecoc_parse_list("1000,16000,262144", NULL, 0, s->sizes, MAXS);
     for (int p = 0; p < NPATTERNS; p++)
         if (p != PAT_OPENMPI)
             s->pat[s->npat++] = p;

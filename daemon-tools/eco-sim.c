@@ -25,6 +25,7 @@
 #include <time.h>
 #include <pvm3.h>
 #include "eco.h"
+#include "eco_char.h"   /* ecoc_number, ecoc_parse_list */
 #include "eco_sim.h"
 
 #define PROG "eco-sim"
@@ -412,39 +413,6 @@ typedef struct options {
     double alpha;
 } options;
 
-/* A whole decimal number in [lo, hi], or -1. */
-static long number(const char *arg, long lo, long hi)
-{
-    char *end;
-    long v = strtol(arg, &end, 10);
-
-    return (end == arg || *end || v < lo || v > hi) ? -1 : v;
-}
-
-/* A comma-separated list of names (names != NULL: their indexes) or of
- * sizes into out: the count, or -1. */
-static int parse_list(const char *arg, const char *const *names, int nnames, int *out, int max)
-{
-    char *copy = strdup(arg), *save = NULL, *tok;
-    int k = 0;
-
-    for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
-        long v = -1;
-        for (int i = 0; names && i < nnames; i++)
-            if (strcmp(tok, names[i]) == 0)
-                v = i;
-        if (!names)
-            v = number(tok, 0, 1L << 28);
-        if (v < 0 || k == max) {
-            free(copy);
-            return -1;
-        }
-        out[k++] = (int)v;
-    }
-    free(copy);
-    return k > 0 ? k : -1;
-}
-
 static int parse_args(int argc, char **argv, sim_run *R, options *o)
 {
     static const struct option opts[] = {
@@ -468,16 +436,16 @@ static int parse_args(int argc, char **argv, sim_run *R, options *o)
         case 'c': o->csv = 1; break;
         case 'D': o->nodata = 1; break;
         case 'o':
-            if (parse_list(optarg, op_names, NOPS, &R->op, 1) != 1)
+            if (ecoc_parse_list(optarg, op_names, NOPS, &R->op, 1) != 1)
                 return usage_error("unknown operation '%s'", optarg);
             break;
         case 's':
-            if ((R->nsizes = parse_list(optarg, NULL, 0, R->sizes, MAXS)) < 0)
+            if ((R->nsizes = ecoc_parse_list(optarg, NULL, 0, R->sizes, MAXS)) < 0)
                 return usage_error("bad size list '%s' (at most 64 sizes, 0..268435456)",
                                    optarg);
             break;
         case 'p':
-            if ((np = parse_list(optarg, pattern_names, NPATTERNS, pat, MAXP)) < 0)
+            if ((np = ecoc_parse_list(optarg, pattern_names, NPATTERNS, pat, MAXP)) < 0)
                 return usage_error("bad pattern list '%s'", optarg);
             R->npat = 0;
             for (int i = 0; i < np; i++)
@@ -490,17 +458,17 @@ static int parse_args(int argc, char **argv, sim_run *R, options *o)
                 return usage_error("no pattern to simulate in '%s'", optarg);
             break;
         case 'r':
-            if ((v = number(optarg, 0, 1 << 24)) < 0)
+            if ((v = ecoc_number(optarg, 0, 1 << 24)) < 0)
                 return usage_error("bad root '%s'", optarg);
             R->root = (int)v;
             break;
         case 'n':
-            if ((v = number(optarg, 1, 1 << 24)) < 0)
+            if ((v = ecoc_number(optarg, 1, 1 << 24)) < 0)
                 return usage_error("bad task count '%s'", optarg);
             o->tasks = (int)v;
             break;
         case 'i':
-            if ((v = number(optarg, 1, 1 << 16)) < 0)
+            if ((v = ecoc_number(optarg, 1, 1 << 16)) < 0)
                 return usage_error("bad iteration count '%s'", optarg);
             R->iters = (int)v;
             break;
@@ -635,7 +603,7 @@ int main(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.alpha = -1;
     R.iters = 1;
-    R.nsizes = parse_list("1000,16000,262144", NULL, 0, R.sizes, MAXS);
+    R.nsizes = ecoc_parse_list("1000,16000,262144", NULL, 0, R.sizes, MAXS);
     for (int p = 0; p < NPATTERNS; p++)
         if (!FOREIGN(p))
             R.pat[R.npat++] = p;

@@ -682,3 +682,37 @@ void ecoc_print_summary(const ecoc_result *r, FILE *out)
     print_model(r, out);
     print_noisy(r, out);
 }
+
+/* ------------------------------------------------------------------ */
+/* Option values                                                       */
+/* ------------------------------------------------------------------ */
+
+long ecoc_number(const char *arg, long lo, long hi)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+
+    return (end == arg || *end || v < lo || v > hi) ? -1 : v;
+}
+
+int ecoc_parse_list(const char *arg, const char *const *names, int nnames, int *out, int max)
+{
+    char *copy = strdup(arg), *save = NULL, *tok;
+    int k = 0;
+
+    for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+        long v = -1;
+        for (int i = 0; names && i < nnames; i++)
+            if (strcmp(tok, names[i]) == 0)
+                v = i;
+        if (!names)
+            v = ecoc_number(tok, 0, 1L << 28);
+        if (v < 0 || k == max) {
+            free(copy);
+            return -1;
+        }
+        out[k++] = (int)v;
+    }
+    free(copy);
+    return k > 0 ? k : -1;
+}

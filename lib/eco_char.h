@@ -92,6 +92,16 @@ int ecoc_option(ecoc_options *o, int code, const char *arg, char *why, size_t le
 void ecoc_options_help(FILE *out);
 
 /* ------------------------------------------------------------------ */
+/* Option values (eco-bench, eco-sim)                                  */
+/* ------------------------------------------------------------------ */
+/* A whole decimal number in [lo, hi], or -1. */
+long ecoc_number(const char *arg, long lo, long hi);
+/* A comma-separated list into out[0 .. max-1]: with names, each item's
+ * index in names[0 .. nnames-1]; with names NULL, sizes 0 .. 2^28.  The
+ * count, or -1 (an unknown name, a bad size, too many, or none). */
+int ecoc_parse_list(const char *arg, const char *const *names, int nnames, int *out, int max);
+
+/* ------------------------------------------------------------------ */
 /* Hosts                                                               */
 /* ------------------------------------------------------------------ */
 typedef struct ecoc_host {
