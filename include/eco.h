@@ -244,6 +244,30 @@ int eco_exscan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
 int eco_ring(const eco_ctx *ctx, int *order);
 
 /*
+ * Nonblocking collectives: the blocking call's arguments, then a request
+ * that the call starts and eco_test, eco_wait or eco_waitall completes
+ * (and frees, setting it to NULL).  The buffers belong to the library
+ * until then.  A context runs its calls in the order they were started,
+ * the same in every member; they advance inside any call of the library
+ * on that context (eco_test, eco_wait, a blocking collective).  See
+ * eco_ibcast(3).
+ */
+typedef struct eco_request eco_request; /* opaque */
+int eco_ibcast(eco_ctx *ctx, void *buf, int count, int datatype, int root,
+               eco_request **req);
+int eco_ireduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+                int datatype, eco_op op, int root, eco_request **req);
+int eco_ibarrier(eco_ctx *ctx, eco_request **req);
+/* *done 1: the call is complete, *req freed and NULL, its status returned;
+ * *done 0: ECO_OK, it goes on. */
+int eco_test(eco_request **req, int *done);
+/* Complete the call: its status; *req freed and NULL. */
+int eco_wait(eco_request **req);
+/* Complete the n calls (NULL entries skipped): the first error in the
+ * array's order, else ECO_OK; every entry freed and NULL. */
+int eco_waitall(int n, eco_request **reqs);
+
+/*
  * The communication pattern of later collectives: "eco" (the default:
  * ECO's topology-aware trees), or, for comparison, a topology-unaware tree
  * over the rank order starting at the root: "star", "binary", "kary3",

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * bcast.c -- broadcast down the root's tree.
+ * bcast.c -- broadcast down the root's tree (the schedule: sched.c's
+ * ecoi_sched_bcast).
  *
  * Each member receives from its parent and passes every message on to its
  * children before unpacking it.  Messages longer than the context's
@@ -14,29 +15,11 @@
 int ecoi_tree_bcast(eco_ctx *c, const eco_tree *t, int tag, void *buf,
                     size_t count, int datatype, size_t step)
 {
-    const int me = c->rank, parent = t->parent[me];
-    const int *kids = &t->child[t->child_off[me]];
-    const int nkids = t->child_off[me + 1] - t->child_off[me];
-    const size_t size = ecoi_type_size(datatype);
-    size_t off = 0;
-    int rc = ECO_OK;
+    ecoi_sched s;
 
-    if (step == 0 || step > count)
-        step = count;
-    /* One pass even for count 0: barrier sends empty messages. */
-    do {
-        size_t len = count - off < step ? count - off : step;
-        char *seg = (char *)buf + off * size;
-
-        if (parent >= 0) {
-            rc = c->tp->recv(c->tp, parent, tag, seg, len, datatype, kids, nkids);
-        } else {
-            for (int i = 0; i < nkids && rc == ECO_OK; i++)
-                rc = c->tp->send(c->tp, kids[i], tag, seg, len, datatype);
-        }
-        off += len;
-    } while (rc == ECO_OK && off < count);
-    return rc;
+    ecoi_sched_init(&s, c, datatype, NULL);
+    ecoi_sched_bcast(&s, t, tag, buf, count, step);
+    return ecoi_sched_run(&s);
 }
 
 /* Checks shared by the rooted collectives. */
@@ -54,10 +37,12 @@ int ecoi_check_rooted(const eco_ctx *ctx, const void *buf, int count,
     return ECO_OK;
 }
 
-int eco_bcast(eco_ctx *ctx, void *buf, int count, int datatype, int root)
+static int bcast_call(eco_ctx *ctx, void *buf, int count, int datatype, int root,
+                      eco_request **req)
 {
     const eco_tree *t = NULL;
     const size_t size = ecoi_type_size(datatype);
+    eco_request *r;
     ecoi_plan plan;
     int rc = ecoi_check_rooted(ctx, buf, count, datatype, root, 0);
 
@@ -65,15 +50,33 @@ int eco_bcast(eco_ctx *ctx, void *buf, int count, int datatype, int root)
         return rc;
     if (buf == ECO_IN_PLACE)
         return ECO_ERR_ARG;
-    if ((rc = ecoi_begin(ctx, ECOI_KIND_BCAST, count, datatype, NULL, root)) != ECO_OK)
+    if (!(r = ecoi_request_new(ctx, ECOI_KIND_BCAST, count, datatype, NULL, root, &rc)))
         return rc;
-    if (count == 0)
-        return ecoi_end(ctx, ecoi_empty(ctx));
-    rc = ecoi_select(ctx, ECOI_C_BCAST, root, (size_t)count * size, &plan);
-    if (rc == ECO_OK)
-        rc = ecoi_ctx_shape(ctx, root, plan.shape, &t);
-    if (rc == ECO_OK)
-        rc = ecoi_tree_bcast(ctx, t, ecoi_next_tag(ctx), buf, (size_t)count, datatype,
+    if (count == 0) {
+        ecoi_sched_empty(&r->sched);
+    } else {
+        rc = ecoi_select(ctx, ECOI_C_BCAST, root, (size_t)count * size, &plan);
+        if (rc == ECO_OK)
+            rc = ecoi_ctx_shape(ctx, root, plan.shape, &t);
+        if (rc == ECO_OK)
+            ecoi_sched_bcast(&r->sched, t, ecoi_next_tag(ctx), buf, (size_t)count,
                              ecoi_plan_elems(&plan, (size_t)count, size));
-    return ecoi_end(ctx, rc);
+        else
+            r->sched.rc = rc;
+    }
+    return req ? ecoi_request_start(r, req) : ecoi_request_run(r);
+}
+
+int eco_bcast(eco_ctx *ctx, void *buf, int count, int datatype, int root)
+{
+    return bcast_call(ctx, buf, count, datatype, root, NULL);
+}
+
+int eco_ibcast(eco_ctx *ctx, void *buf, int count, int datatype, int root,
+               eco_request **req)
+{
+    if (!req)
+        return ECO_ERR_ARG;
+    *req = NULL;
+    return bcast_call(ctx, buf, count, datatype, root, req);
 }

@@ -231,11 +231,15 @@ int ecoi_begin(eco_ctx *c, int kind, int count, int datatype, eco_op op, int roo
     int rc;
     const ecoi_sig sig = { kind, root, count, datatype, ecoi_op_id(op) };
 
+    /* after the calls started before it (nonblocking ones) */
+    if (c->queue)
+        ecoi_ctx_drain(c);
     if (c->broken)
         return c->broken;
     c->seq = c->calls++ * ECOI_CALL_TAGS;
     c->tp->sig = sig;
     c->tp->call_tag = ECOI_TAG_BASE | (int)(c->seq & ECOI_TAG_MASK);
+    c->tp->active = 1;
     c->tp->enter(c->tp);
     if ((rc = c->tp->poll(c->tp)) != ECO_OK)
         return ecoi_end(c, rc);
@@ -258,15 +262,21 @@ static void abort_all(eco_ctx *c, int status)
     free(all);
 }
 
-int ecoi_end(eco_ctx *c, int status)
+void ecoi_ctx_fail(eco_ctx *c, int status)
 {
-    /* Arguments are checked before ecoi_begin: an error here happened
+    /* Arguments are checked before a call starts: an error here happened
      * mid-collective, and peers may be waiting on this member.  Every
      * later call returns the same error. */
     if (status != ECO_OK && !c->broken) {
         c->broken = status;
         abort_all(c, status);
     }
+}
+
+int ecoi_end(eco_ctx *c, int status)
+{
+    ecoi_ctx_fail(c, status);
+    c->tp->active = 0;
     c->tp->leave(c->tp);
     return status;
 }
@@ -319,6 +329,7 @@ int eco_finalize(eco_ctx *ctx)
 {
     if (!ctx)
         return ECO_ERR_ARG;
+    ecoi_ctx_drain(ctx);     /* the calls still under way finish first */
     ecoi_ctx_destroy(ctx);
     return ECO_OK;
 }

@@ -83,6 +83,18 @@ struct ecoi_transport {
      * unpacking, pass the same message on to members fwd[0..nfwd-1]. */
     int (*recv)(ecoi_transport *t, int src, int tag, void *buf,
                 size_t count, int datatype, const int *fwd, int nfwd);
+    /* The same as recv when the message (src, tag) is there now; else
+     * ECOI_AGAIN, having read and sent nothing of it.  Fails as recv does
+     * when src is gone (after the same grace) or gave up. */
+    int (*try_recv)(ecoi_transport *t, int src, int tag, void *buf,
+                    size_t count, int datatype, const int *fwd, int nfwd);
+    /* Optional: the caller polls and has nothing to do (eco_test): let
+     * one polling period pass (the simulation's virtual time). */
+    void (*idle)(ecoi_transport *t);
+    /* 1 from the start of a call (ecoi_begin, or a request's turn) to its
+     * end, whether or not the member is inside the library: peers that
+     * wait on this member compare their call with this one. */
+    int active;
     /* At the start of every collective: the error a member that gave up
      * sent with its abort (ECO_ERR_PEER, ECO_ERR_MISMATCH, ...), else ECO_OK.  Reads the exit notices that have
      * arrived, so that a send to a member known to be gone fails. */
@@ -91,6 +103,101 @@ struct ecoi_transport {
     void (*abort)(ecoi_transport *t, const int *peers, int npeers, int status);
     void (*destroy)(ecoi_transport *t);
 };
+
+/* Not an error: a receive whose message has not come (try_recv), a
+ * schedule or request that cannot go on before one does. */
+#define ECOI_AGAIN 1
+
+/* ------------------------------------------------------------------ */
+/* Schedules (sched.c): a collective as steps in rounds                */
+/* ------------------------------------------------------------------ */
+enum { ECOI_STEP_SEND, ECOI_STEP_RECV, ECOI_STEP_COPY };
+typedef struct ecoi_step {
+    unsigned char kind, done;
+    unsigned char left;     /* RECV into acc: acc = in op acc */
+    int round;
+    int peer, tag;
+    char *buf;              /* SEND: from; RECV: into (acc NULL); COPY: from */
+    char *acc;              /* RECV: combined into; COPY: to */
+    size_t count;           /* elements */
+    int fwd, nfwd;          /* RECV: passed on to sched.fwd[fwd .. fwd + nfwd - 1] */
+} ecoi_step;
+
+typedef struct ecoi_sched {
+    eco_ctx *c;
+    int datatype;
+    eco_op op;
+    ecoi_step *steps;
+    int nsteps, cap, nrounds;
+    int *fwd, nfwd;
+    char *in;               /* the combining receives' buffer */
+    size_t inbytes;
+    void **owned;           /* buffers freed with the schedule */
+    int nowned;
+    int cur, started;       /* the round under way: its first step, sent */
+    int rc;                 /* the first error (building or running) */
+} ecoi_sched;
+
+void ecoi_sched_init(ecoi_sched *s, eco_ctx *c, int datatype, eco_op op);
+void ecoi_sched_free(ecoi_sched *s);
+/* The steps after it start a new round. */
+void ecoi_sched_fence(ecoi_sched *s);
+/* A buffer of the schedule's own (NULL, and s->rc, without memory). */
+void *ecoi_sched_alloc(ecoi_sched *s, size_t bytes);
+void ecoi_sched_send(ecoi_sched *s, int peer, int tag, const void *buf, size_t count);
+void ecoi_sched_recv(ecoi_sched *s, int peer, int tag, void *buf, size_t count);
+void ecoi_sched_recv_fwd(ecoi_sched *s, int peer, int tag, void *buf, size_t count,
+                         const int *fwd, int nfwd);
+/* Receive and combine into acc: acc = acc op in, or (left) in op acc. */
+void ecoi_sched_recv_op(ecoi_sched *s, int peer, int tag, void *acc, size_t count, int left);
+void ecoi_sched_copy(ecoi_sched *s, void *to, const void *from, size_t count);
+/* Run as far as the arrived messages allow (ECOI_AGAIN when more is
+ * left), or with wait to the end.  ECO_OK when done, or the error. */
+int ecoi_sched_advance(ecoi_sched *s, int wait);
+/* Run to the end and free: a walker inside a call. */
+int ecoi_sched_run(ecoi_sched *s);
+/* Broadcast down t from its root, step elements a segment (0: whole). */
+void ecoi_sched_bcast(ecoi_sched *s, const eco_tree *t, int tag, void *buf, size_t count,
+                      size_t step);
+/* Reduce up t: result (the root's) = the op of every member's mine. */
+void ecoi_sched_reduce(ecoi_sched *s, const eco_tree *t, int tag, const void *mine,
+                       void *result, size_t count, size_t step);
+
+/* ------------------------------------------------------------------ */
+/* Requests (request.c): schedules queued on a context                 */
+/* ------------------------------------------------------------------ */
+/*
+ * A collective call is a request: its signature, its call number (its
+ * tags) and its schedule, made when the call starts.  A context runs its
+ * requests one after the other, in the order they started (the same in
+ * every member); a blocking call is a request waited on at once.  The
+ * call's own work at the end (unpack a gather, ...) is `finish`.
+ */
+struct eco_request {
+    eco_ctx *ctx;           /* NULL when done */
+    ecoi_sig sig;
+    unsigned call;          /* its number: its tags */
+    ecoi_sched sched;
+    int (*finish)(eco_request *r);
+    void *arg[4];           /* for finish */
+    size_t argn[2];
+    int status;             /* ECOI_AGAIN until done */
+    int begun;
+    eco_request *next;      /* in the context's queue */
+};
+
+/* A new request on c for a call with the signature's fields: checks that
+ * c is not broken, takes the next call number and sets c->seq to its
+ * tags, so that the builder that follows uses them.  NULL: *rc says why. */
+eco_request *ecoi_request_new(eco_ctx *c, int kind, int count, int datatype, eco_op op,
+                              int root, int *rc);
+/* Queue r (built) and run it as far as it goes now.  On a build error
+ * (r->sched.rc) the request fails, and the context with it. */
+int ecoi_request_start(eco_request *r, eco_request **out);
+/* Start and wait: the blocking calls. */
+int ecoi_request_run(eco_request *r);
+/* Finish every request queued on c (ecoi_begin, eco_finalize). */
+int ecoi_ctx_drain(eco_ctx *c);
 
 /* ------------------------------------------------------------------ */
 /* Algorithms and their selection (select.c)                           */
@@ -215,6 +322,8 @@ struct eco_ctx {
     ecoi_model *dflt_model; /* the defaults when the map has no model,
                              * made when first needed */
     int *ring;             /* [n] eco_ring's order, made on first use */
+    eco_request *queue, *queue_tail; /* requests not done, in call order */
+    eco_ctx *busy_next;    /* in this thread's list of contexts with requests */
     eco_ctx *share;        /* NULL, or a context of the same members, map
                             * and settings whose trees, groups, ring and
                             * plans this one uses, and whose map and
@@ -301,11 +410,8 @@ static inline int ecoi_rd_position(int n, int num)
 
     return num < e ? 2 * num + 1 : num + e;
 }
-/* Reduce-to-all among the members in eco_ring's order, and the inclusive
- * scan in rank order (the operands doubled, combined left to right), by
- * recursive doubling. */
-int ecoi_rdouble_allreduce(eco_ctx *c, const void *mine, void *result, size_t count,
-                           int datatype, eco_op op);
+/* The inclusive scan in rank order (the operands doubled, combined left
+ * to right), by recursive doubling. */
 int ecoi_rdouble_scan(eco_ctx *c, const void *mine, void *result, size_t count,
                       int datatype, eco_op op, int exclusive);
 
@@ -324,11 +430,18 @@ void ecoi_ctx_destroy(eco_ctx *c);
  * broken and tells every other member, so nobody waits on this one. */
 int ecoi_begin(eco_ctx *c, int kind, int count, int datatype, eco_op op, int root);
 int ecoi_end(eco_ctx *c, int status);
+/* ecoi_end's failure: mark c broken with status (not ECO_OK) and tell
+ * every other member, once. */
+void ecoi_ctx_fail(eco_ctx *c, int status);
 
 /* The barrier's exchange of empty messages: a barrier, and what every
  * collective does with count 0 (so that members that disagree about the
  * count still meet, and the signatures tell). */
 int ecoi_empty(eco_ctx *c);
+/* The same as a schedule (the nonblocking calls). */
+void ecoi_sched_empty(ecoi_sched *s);
+/* Reduce-to-all by recursive doubling (rdouble.c), as a schedule. */
+void ecoi_sched_rdouble(ecoi_sched *s, const void *mine, void *result, size_t count);
 
 /* eco_ring's order of the members, made on first use and kept. */
 int ecoi_ctx_ring(eco_ctx *c, const int **ring);

@@ -113,14 +113,14 @@ void ecoi_local_kill(ecoi_local_world *w, int rank)
     pthread_mutex_unlock(&w->lock);
 }
 
-/* Publish the call this member is in (enter) or that it left. */
-static void l_inside(ecoi_transport *t, int in)
+/* Publish the call this member is in, or that it left (t->active). */
+static void l_publish(ecoi_transport *t)
 {
     local_tp *p = (local_tp *)t;
     ecoi_local_world *w = p->w;
 
     pthread_mutex_lock(&w->lock);
-    w->inside[p->rank] = (unsigned char)in;
+    w->inside[p->rank] = (unsigned char)t->active;
     w->sig[p->rank] = t->sig;
     w->call_tag[p->rank] = t->call_tag;
     pthread_cond_broadcast(&w->cond);
@@ -129,12 +129,12 @@ static void l_inside(ecoi_transport *t, int in)
 
 static void l_enter(ecoi_transport *t)
 {
-    l_inside(t, 1);
+    l_publish(t);
 }
 
 static void l_leave(ecoi_transport *t)
 {
-    l_inside(t, 0);
+    l_publish(t);
 }
 
 static int l_post(ecoi_local_world *w, int src, int dest, int tag,
@@ -173,9 +173,9 @@ static int l_send(ecoi_transport *t, int dest, int tag, const void *buf,
 }
 
 /* Take the first message (src, tag) from the mailbox of me; NULL when the
- * wait ends otherwise (*rc says why). */
+ * wait ends otherwise (*rc says why: ECOI_AGAIN without wait). */
 static lmsg *l_take(ecoi_local_world *w, int me, int src, int tag,
-                    const ecoi_sig *sig, int call_tag, int *rc)
+                    const ecoi_sig *sig, int call_tag, int wait, int *rc)
 {
     struct timespec until;
     lmsg *m = NULL;
@@ -205,6 +205,10 @@ static lmsg *l_take(ecoi_local_world *w, int me, int src, int tag,
         if (m || *rc != ECO_OK || w->dead[src] || w->dead[me] ||
             w->aborted[me * w->n + src])
             break;
+        if (!wait) {
+            *rc = ECOI_AGAIN;
+            break;
+        }
         if (pthread_cond_timedwait(&w->cond, &w->lock, &until) == ETIMEDOUT) {
             *rc = ECO_ERR_TIMEOUT;
             break;
@@ -219,13 +223,13 @@ static lmsg *l_take(ecoi_local_world *w, int me, int src, int tag,
     return m;
 }
 
-static int l_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
-                  int datatype, const int *fwd, int nfwd)
+static int l_get(ecoi_transport *t, int src, int tag, void *buf, size_t count,
+                 int datatype, const int *fwd, int nfwd, int wait)
 {
     local_tp *p = (local_tp *)t;
     size_t bytes = count * ecoi_type_size(datatype);
     int rc = ECO_OK;
-    lmsg *m = l_take(p->w, p->rank, src, tag, &t->sig, t->call_tag, &rc);
+    lmsg *m = l_take(p->w, p->rank, src, tag, &t->sig, t->call_tag, wait, &rc);
 
     if (!m)
         return rc;
@@ -243,11 +247,26 @@ static int l_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
     return rc;
 }
 
+static int l_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
+                  int datatype, const int *fwd, int nfwd)
+{
+    return l_get(t, src, tag, buf, count, datatype, fwd, nfwd, 1);
+}
+
+static int l_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
+                      int datatype, const int *fwd, int nfwd)
+{
+    return l_get(t, src, tag, buf, count, datatype, fwd, nfwd, 0);
+}
+
+/* At the start of a call: its signature is published first. */
 static int l_poll(ecoi_transport *t)
 {
     local_tp *p = (local_tp *)t;
     ecoi_local_world *w = p->w;
     int rc = ECO_OK;
+
+    l_publish(t);
 
     pthread_mutex_lock(&w->lock);
     for (int r = 0; r < w->n && rc == ECO_OK; r++)
@@ -290,6 +309,7 @@ ecoi_transport *ecoi_local_transport(ecoi_local_world *w, int rank)
     p->base.leave = l_leave;
     p->base.send = l_send;
     p->base.recv = l_recv;
+    p->base.try_recv = l_try_recv;
     p->base.poll = l_poll;
     p->base.abort = l_abort;
     p->base.destroy = l_destroy;

@@ -126,7 +126,7 @@ typedef struct pvm_tp {
     unsigned char *dead;        /* [n] exit notice seen */
     int *aborted;               /* [n] the error a member aborted with, or 0 */
     int any_abort;              /* the first of those */
-    int inside;                 /* within a collective (enter..leave) */
+    double *dead_seen;          /* [n] try_recv: when it first found it gone */
     int mismatch;               /* a WAIT showed a disagreement */
     flow *out, *in;             /* [n] towards / from each member */
     unsigned *acked;            /* [n] epochs each member acknowledged */
@@ -215,7 +215,6 @@ static void tp_enter(ecoi_transport *t)
     pvm_tp *p = (pvm_tp *)t;
     sigset_t pipe, pending;
 
-    p->inside = 1;
     sigemptyset(&pipe);
     sigaddset(&pipe, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe, &p->saved_mask);
@@ -230,7 +229,6 @@ static void tp_leave(ecoi_transport *t)
     pvm_tp *p = (pvm_tp *)t;
     int r = pvm_getrbuf();
 
-    p->inside = 0;
     if (r > 0 && r != p->saved_r)
         pvm_freebuf(r);
     pvm_setrbuf(p->saved_r > 0 ? p->saved_r : 0);
@@ -391,7 +389,7 @@ static void apply(pvm_tp *p, const ctrl_msg *m)
     if (m->tag == ECOI_TAG_WAIT && p->base.call_tag) {
         /* Where am I against the call it waits in? */
         int d = ecoi_tag_diff(p->base.call_tag, m->value);
-        if (d == 0 && p->inside)
+        if (d == 0 && p->base.active)
             p->mismatch |= !ecoi_sig_equal(&m->sig, s);
         else if (d >= 0)
             /* Done with that call: if I never sent it that tag, it waits
@@ -703,18 +701,13 @@ static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr)
     }
 }
 
-static int tp_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
-                   int datatype, const int *fwd, int nfwd)
+/* The message bid from src, taken: pass it on, check it, unpack it. */
+static int deliver(pvm_tp *p, int src, int tag, int bid, int read_hdr, void *buf,
+                   size_t count, int datatype, const int *fwd, int nfwd)
 {
-    pvm_tp *p = (pvm_tp *)t;
     const size_t payload = count * ecoi_type_size(datatype);
-    int bid, bytes, mtag, mtid, read_hdr, rc;
+    int bytes, mtag, mtid, rc = ECO_OK;
 
-    if (count > INT_MAX)
-        return ECO_ERR_ARG;
-    rc = wait_msg(p, src, tag, &bid, &read_hdr);
-    if (rc != ECO_OK)
-        return rc;
     /* Pass the message on untouched before reading it. */
     for (int i = 0; i < nfwd && rc == ECO_OK; i++) {
         rc = flow_wait(p, fwd[i]);
@@ -741,6 +734,67 @@ static int tp_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
     if (rc == ECO_OK)
         flow_read(p, src, payload);
     return rc;
+}
+
+static int tp_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
+                   int datatype, const int *fwd, int nfwd)
+{
+    pvm_tp *p = (pvm_tp *)t;
+    int bid, read_hdr, rc;
+
+    if (count > INT_MAX)
+        return ECO_ERR_ARG;
+    rc = wait_msg(p, src, tag, &bid, &read_hdr);
+    if (rc != ECO_OK)
+        return rc;
+    return deliver(p, src, tag, bid, read_hdr, buf, count, datatype, fwd, nfwd);
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* wait_msg without the wait: ECOI_AGAIN when (src, tag) has not come. */
+static int tp_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
+                       int datatype, const int *fwd, int nfwd)
+{
+    pvm_tp *p = (pvm_tp *)t;
+    int bid, read_hdr = 1, rc;
+
+    if (count > INT_MAX)
+        return ECO_ERR_ARG;
+    if ((bid = unstash(p, src, tag)) <= 0) {
+        read_hdr = 0;
+        bid = pvm_nrecv(p->tids[src], tag);
+        if (bid < 0)
+            return tp_pvm_error(p, bid);
+    }
+    if (bid == 0) {
+        pump(0);
+        if (p->aborted[src])
+            return p->aborted[src];
+        if (p->mismatch)
+            return ECO_ERR_MISMATCH;
+        if ((rc = peek(p, src, tag, &bid)) != ECO_OK)
+            return rc;
+    }
+    if (bid == 0) {
+        /* gone: its last message may still be behind the exit notice,
+         * for as long as wait_msg would wait */
+        if (p->dead[src]) {
+            double now = now_seconds();
+            if (p->dead_seen[src] == 0.0)
+                p->dead_seen[src] = now;
+            else if (now - p->dead_seen[src] > ECOI_EXIT_GRACE_SLICES * ECOI_POLL_USEC * 1e-6)
+                return ECO_ERR_PEER;
+        }
+        return ECOI_AGAIN;
+    }
+    return deliver(p, src, tag, bid, read_hdr, buf, count, datatype, fwd, nfwd);
 }
 
 static int tp_poll(ecoi_transport *t)
@@ -791,6 +845,7 @@ static void tp_destroy(ecoi_transport *t)
         pvm_freecontext(p->pvmctx);
     free(p->tids);
     free(p->dead);
+    free(p->dead_seen);
     free(p->aborted);
     free(p->out);
     free(p->in);
@@ -814,8 +869,10 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
     p->in = calloc((size_t)n, sizeof *p->in);
     p->acked = calloc((size_t)n, sizeof *p->acked);
     p->last_sent = calloc((size_t)n, sizeof *p->last_sent);
+    p->dead_seen = calloc((size_t)n, sizeof *p->dead_seen);
     if (!p->tids || !p->dead || !p->aborted || !p->out || !p->in || !p->acked ||
-        !p->last_sent) {
+        !p->last_sent || !p->dead_seen) {
+        free(p->dead_seen);
         free(p->last_sent);
         free(p->tids);
         free(p->dead);
@@ -839,6 +896,7 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
     p->base.leave = tp_leave;
     p->base.send = tp_send;
     p->base.recv = tp_recv;
+    p->base.try_recv = tp_try_recv;
     p->base.poll = tp_poll;
     p->base.abort = tp_abort;
     p->base.destroy = tp_destroy;

@@ -47,62 +47,46 @@
 #include <string.h>
 #include "eco_coll.h"
 
-/* acc = in op acc: in holds the lower positions. */
-static int combine_left(eco_op op, int datatype, char *acc, char *in, size_t count)
+void ecoi_sched_rdouble(ecoi_sched *s, const void *mine, void *result, size_t count)
 {
-    int rc = ecoi_op_apply(op, datatype, in, acc, count);
-
-    if (rc == ECO_OK)
-        memcpy(acc, in, count * ecoi_type_size(datatype));
-    return rc;
-}
-
-int ecoi_rdouble_allreduce(eco_ctx *c, const void *mine, void *result, size_t count,
-                           int datatype, eco_op op)
-{
+    eco_ctx *c = s->c;
     const int n = c->n, p = ecoi_rd_pow2(n);
     const int fold = ecoi_next_tag(c), round = ecoi_next_tag(c), unfold = ecoi_next_tag(c);
     const int *ring = NULL;
     int pos = 0, num, partner, rc = ecoi_ctx_ring(c, &ring);
-    char *acc = result, *in = NULL;
+    char *acc = result;
 
-    if (rc != ECO_OK)
-        return rc;
+    if (rc != ECO_OK) {
+        s->rc = rc;
+        return;
+    }
     while (ring[pos] != c->rank)
         pos++;
     num = ecoi_rd_number(n, pos);
     partner = pos > 0 && ecoi_rd_number(n, pos - 1) < 0;   /* 2i + 1 of a fold */
-    if (acc != mine)                 /* else in place */
-        memcpy(acc, mine, count * ecoi_type_size(datatype));
+    ecoi_sched_copy(s, acc, mine, count);     /* nothing in place */
     if (num < 0) {
         /* folded: my vector to the next position, the result back from it */
-        rc = c->tp->send(c->tp, ring[pos + 1], fold, acc, count, datatype);
-        if (rc == ECO_OK)
-            rc = c->tp->recv(c->tp, ring[pos + 1], unfold, acc, count, datatype, NULL, 0);
-        return rc;
+        ecoi_sched_send(s, ring[pos + 1], fold, acc, count);
+        ecoi_sched_fence(s);
+        ecoi_sched_recv(s, ring[pos + 1], unfold, acc, count);
+        return;
     }
-    if (!(in = malloc(count * ecoi_type_size(datatype) + 1)))
-        return ECO_ERR_NOMEM;
     /* the folded vector of the position before goes on the left */
     if (partner) {
-        rc = c->tp->recv(c->tp, ring[pos - 1], fold, in, count, datatype, NULL, 0);
-        if (rc == ECO_OK)
-            rc = combine_left(op, datatype, acc, in, count);
+        ecoi_sched_recv_op(s, ring[pos - 1], fold, acc, count, 1);
+        ecoi_sched_fence(s);
     }
-    for (int d = 1; d < p && rc == ECO_OK; d *= 2) {
+    for (int d = 1; d < p; d *= 2) {
         int peer = ring[ecoi_rd_position(n, num ^ d)];
-        /* PVM buffers sends: both members send first, then receive */
-        rc = c->tp->send(c->tp, peer, round, acc, count, datatype);
-        if (rc == ECO_OK)
-            rc = c->tp->recv(c->tp, peer, round, in, count, datatype, NULL, 0);
-        if (rc == ECO_OK)
-            rc = (num ^ d) < num ? combine_left(op, datatype, acc, in, count)
-                                 : ecoi_op_apply(op, datatype, acc, in, count);
+        /* both send first (the round's sends leave before its receives
+         * are read), then combine, the lower position on the left */
+        ecoi_sched_send(s, peer, round, acc, count);
+        ecoi_sched_recv_op(s, peer, round, acc, count, (num ^ d) < num);
+        ecoi_sched_fence(s);
     }
-    if (rc == ECO_OK && partner)
-        rc = c->tp->send(c->tp, ring[pos - 1], unfold, acc, count, datatype);
-    free(in);
-    return rc;
+    if (partner)
+        ecoi_sched_send(s, ring[pos - 1], unfold, acc, count);
 }
 
 int ecoi_rdouble_scan(eco_ctx *c, const void *mine, void *result, size_t count,

@@ -3,7 +3,7 @@
  * reduce.c -- reduce and reduce-to-all up the root's tree.
  *
  * Every member combines its own data with each child's partial result
- * (acc = acc op child, children in tree order) and sends the result to its
+ * (acc = acc op child, children as their messages arrive) and sends the result to its
  * parent.  Long vectors are cut into segments, so partial results stream
  * up the tree.  Reduce-to-all either reduces at rank 0 and broadcasts the
  * result down the same tree, or runs rsag (below), or recursive doubling
@@ -18,37 +18,11 @@
 int ecoi_tree_reduce(eco_ctx *c, const eco_tree *t, int tag, const void *mine,
                      void *result, size_t count, int datatype, eco_op op, size_t step)
 {
-    const int me = c->rank, parent = t->parent[me];
-    const size_t size = ecoi_type_size(datatype);
-    char *acc, *in;
-    int rc = ECO_OK;
+    ecoi_sched s;
 
-    if (step == 0 || step > count)
-        step = count ? count : 1;
-    acc = parent >= 0 ? malloc(step * size + 1) : NULL;
-    in = malloc(step * size + 1);
-    if ((parent >= 0 && !acc) || !in) {
-        free(acc);
-        free(in);
-        return ECO_ERR_NOMEM;
-    }
-    for (size_t off = 0; off < count && rc == ECO_OK; off += step) {
-        size_t len = count - off < step ? count - off : step;
-        char *a = parent >= 0 ? acc : (char *)result + off * size;
-
-        if (a != (const char *)mine + off * size)   /* else in place */
-            memcpy(a, (const char *)mine + off * size, len * size);
-        for (int i = t->child_off[me]; i < t->child_off[me + 1] && rc == ECO_OK; i++) {
-            rc = c->tp->recv(c->tp, t->child[i], tag, in, len, datatype, NULL, 0);
-            if (rc == ECO_OK)
-                rc = ecoi_op_apply(op, datatype, a, in, len);
-        }
-        if (rc == ECO_OK && parent >= 0)
-            rc = c->tp->send(c->tp, parent, tag, a, len, datatype);
-    }
-    free(acc);
-    free(in);
-    return rc;
+    ecoi_sched_init(&s, c, datatype, op);
+    ecoi_sched_reduce(&s, t, tag, mine, result, count, step);
+    return ecoi_sched_run(&s);
 }
 
 /*
@@ -64,56 +38,52 @@ int ecoi_tree_reduce(eco_ctx *c, const eco_tree *t, int tag, const void *mine,
  *                      a1 <--piece A--  b1
  *                      a1 --result A--> b1 ...        then down again
  */
-static int rsag(eco_ctx *c, const ecoi_plan *plan, const void *mine, void *result,
-                size_t count, int datatype, eco_op op)
+static void sched_rsag(ecoi_sched *s, const ecoi_plan *plan, const void *mine,
+                       void *result, size_t count)
 {
-    const size_t size = ecoi_type_size(datatype);
+    eco_ctx *c = s->c;
+    const size_t size = ecoi_type_size(s->datatype);
     const size_t step = ecoi_plan_elems(plan, count, size);
     const int t1 = ecoi_next_tag(c), t2 = ecoi_next_tag(c);
     const int t3 = ecoi_next_tag(c), t4 = ecoi_next_tag(c);
     eco_tree *forest = NULL;
     int *lead = NULL, S = 0, me = -1, rc;
-    char *in = NULL, *res = result;
+    char *res = result;
 
-    rc = ecoi_ctx_forest(c, plan, &forest, &lead, &S, &me);
-    if (rc != ECO_OK)
-        return rc;
-    rc = ecoi_tree_reduce(c, forest, t1, mine, result, count, datatype, op, step);
-    if (rc == ECO_OK && me >= 0) {
+    if ((rc = ecoi_ctx_forest(c, plan, &forest, &lead, &S, &me)) != ECO_OK) {
+        s->rc = rc;
+        return;
+    }
+    ecoi_sched_reduce(s, forest, t1, mine, result, count, step);
+    if (me >= 0) {
         /* piece j: elements [count * j / S, count * (j + 1) / S) */
 #define LO(j) (count * (size_t)(j) / (size_t)S)
         const size_t mylen = LO(me + 1) - LO(me);
-        if (!(in = malloc(mylen * size + 1)))
-            rc = ECO_ERR_NOMEM;
         /* Round k: send to the leader k ahead, take from the one k
          * behind: one stream into and out of every subnet at a time
          * (several at once overflow the links' queues). */
-        for (int k = 1; k < S && rc == ECO_OK; k++) {
+        for (int k = 1; k < S; k++) {
             int j = (me + k) % S, from = (me - k + S) % S;
             if (LO(j + 1) > LO(j))
-                rc = c->tp->send(c->tp, lead[j], t2, res + LO(j) * size,
-                                 LO(j + 1) - LO(j), datatype);
-            if (rc == ECO_OK && mylen)
-                rc = c->tp->recv(c->tp, lead[from], t2, in, mylen, datatype, NULL, 0);
-            if (rc == ECO_OK && mylen)
-                rc = ecoi_op_apply(op, datatype, res + LO(me) * size, in, mylen);
+                ecoi_sched_send(s, lead[j], t2, res + LO(j) * size, LO(j + 1) - LO(j));
+            if (mylen)
+                ecoi_sched_recv_op(s, lead[from], t2, res + LO(me) * size, mylen, 0);
+            ecoi_sched_fence(s);
         }
-        for (int k = 1; k < S && rc == ECO_OK; k++) {
+        for (int k = 1; k < S; k++) {
             int j = (me + k) % S, from = (me - k + S) % S;
             if (mylen)
-                rc = c->tp->send(c->tp, lead[j], t3, res + LO(me) * size, mylen, datatype);
-            if (rc == ECO_OK && LO(from + 1) > LO(from))
-                rc = c->tp->recv(c->tp, lead[from], t3, res + LO(from) * size,
-                                 LO(from + 1) - LO(from), datatype, NULL, 0);
+                ecoi_sched_send(s, lead[j], t3, res + LO(me) * size, mylen);
+            if (LO(from + 1) > LO(from))
+                ecoi_sched_recv(s, lead[from], t3, res + LO(from) * size,
+                                LO(from + 1) - LO(from));
+            ecoi_sched_fence(s);
         }
 #undef LO
     }
-    if (rc == ECO_OK)
-        rc = ecoi_tree_bcast(c, forest, t4, result, count, datatype, step);
-    free(in);
+    ecoi_sched_bcast(s, forest, t4, result, count, step);
     free(lead);
     eco_tree_free(&forest);
-    return rc;
 }
 
 int eco_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
@@ -122,8 +92,8 @@ int eco_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
     return ecoi_reduce(ctx, sendbuf, recvbuf, count, datatype, op, root, 0);
 }
 
-int ecoi_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
-                int datatype, eco_op op, int root, unsigned flags)
+static int reduce_call(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+                       int datatype, eco_op op, int root, unsigned flags, eco_request **req)
 {
     const eco_tree *t = NULL;
     const size_t size = ecoi_type_size(datatype);
@@ -131,6 +101,8 @@ int ecoi_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
     int top, gets;
     size_t step;
     ecoi_plan plan;
+    eco_request *r;
+    ecoi_sched *s;
 
     if (rc == ECO_OK)
         rc = ecoi_op_check(op, datatype);
@@ -147,25 +119,46 @@ int ecoi_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                                     (size_t)count * size)) {
         return ECO_ERR_ARG;
     }
-    if ((rc = ecoi_begin(ctx, ECOI_KIND_REDUCE, count, datatype, op, root)) != ECO_OK)
+    if (!(r = ecoi_request_new(ctx, ECOI_KIND_REDUCE, count, datatype, op, root, &rc)))
         return rc;
-    if (count == 0)
-        return ecoi_end(ctx, ecoi_empty(ctx));
+    s = &r->sched;
+    if (count == 0) {
+        ecoi_sched_empty(s);
+        return req ? ecoi_request_start(r, req) : ecoi_request_run(r);
+    }
     top = root == ECO_ALL ? 0 : root;
     rc = ecoi_select_flags(ctx, root == ECO_ALL ? ECOI_C_ALLREDUCE : ECOI_C_REDUCE, top,
                            (size_t)count * size, flags, &plan);
-    if (rc == ECO_OK && plan.run == ECOI_RUN_RSAG)
-        return ecoi_end(ctx, rsag(ctx, &plan, sendbuf, recvbuf, (size_t)count, datatype, op));
-    if (rc == ECO_OK && plan.run == ECOI_RUN_RDOUBLE)
-        return ecoi_end(ctx, ecoi_rdouble_allreduce(ctx, sendbuf, recvbuf, (size_t)count,
-                                                    datatype, op));
-    if (rc == ECO_OK)
-        rc = ecoi_ctx_shape(ctx, top, plan.shape, &t);
-    step = ecoi_plan_elems(&plan, (size_t)count, size);
-    if (rc == ECO_OK)
-        rc = ecoi_tree_reduce(ctx, t, ecoi_next_tag(ctx), sendbuf, recvbuf,
-                              (size_t)count, datatype, op, step);
-    if (rc == ECO_OK && root == ECO_ALL)
-        rc = ecoi_tree_bcast(ctx, t, ecoi_next_tag(ctx), recvbuf, (size_t)count, datatype, step);
-    return ecoi_end(ctx, rc);
+    if (rc == ECO_OK && plan.run == ECOI_RUN_RSAG) {
+        sched_rsag(s, &plan, sendbuf, recvbuf, (size_t)count);
+    } else if (rc == ECO_OK && plan.run == ECOI_RUN_RDOUBLE) {
+        ecoi_sched_rdouble(s, sendbuf, recvbuf, (size_t)count);
+    } else {
+        if (rc == ECO_OK)
+            rc = ecoi_ctx_shape(ctx, top, plan.shape, &t);
+        step = ecoi_plan_elems(&plan, (size_t)count, size);
+        if (rc == ECO_OK)
+            ecoi_sched_reduce(s, t, ecoi_next_tag(ctx), sendbuf, recvbuf, (size_t)count,
+                              step);
+        if (rc == ECO_OK && root == ECO_ALL)
+            ecoi_sched_bcast(s, t, ecoi_next_tag(ctx), recvbuf, (size_t)count, step);
+    }
+    if (rc != ECO_OK)
+        s->rc = rc;
+    return req ? ecoi_request_start(r, req) : ecoi_request_run(r);
+}
+
+int ecoi_reduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+                int datatype, eco_op op, int root, unsigned flags)
+{
+    return reduce_call(ctx, sendbuf, recvbuf, count, datatype, op, root, flags, NULL);
+}
+
+int eco_ireduce(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+                int datatype, eco_op op, int root, eco_request **req)
+{
+    if (!req)
+        return ECO_ERR_ARG;
+    *req = NULL;
+    return reduce_call(ctx, sendbuf, recvbuf, count, datatype, op, root, 0, req);
 }

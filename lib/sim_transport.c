@@ -382,8 +382,8 @@ static smsg *find(smember *me, int src, int tag, smsg **prev, int *other)
     return NULL;
 }
 
-static int s_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
-                  int datatype, const int *fwd, int nfwd)
+static int s_get(ecoi_transport *t, int src, int tag, void *buf, size_t count,
+                 int datatype, const int *fwd, int nfwd, int wait)
 {
     smember *me = (smember *)t;
     ecoi_sim *s = me->s;
@@ -393,7 +393,11 @@ static int s_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
 
     if (src < 0 || src >= s->n)
         return ECO_ERR_ARG;
-    if (!(m = find(me, src, tag, &prev, &other))) {
+    m = find(me, src, tag, &prev, &other);
+    if (!wait && (!m || m->arrive > me->clock))   /* not there yet */
+        return !m && (other || me->aborted) ? (other ? ECO_ERR_MISMATCH : me->aborted)
+                                            : ECOI_AGAIN;
+    if (!m) {
         if (other || me->aborted)
             return other ? ECO_ERR_MISMATCH : me->aborted;
         me->state = M_BLOCKED;
@@ -424,6 +428,29 @@ static int s_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
         memcpy(buf, m->data, bytes);
     free(m);
     return rc;
+}
+
+static int s_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
+                  int datatype, const int *fwd, int nfwd)
+{
+    return s_get(t, src, tag, buf, count, datatype, fwd, nfwd, 1);
+}
+
+static int s_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
+                      int datatype, const int *fwd, int nfwd)
+{
+    return s_get(t, src, tag, buf, count, datatype, fwd, nfwd, 0);
+}
+
+/* A member that polls lets ECOI_SIM_POLL seconds of its time pass, so
+ * that the others go on and its messages come. */
+#define ECOI_SIM_POLL 5e-6
+static void s_idle(ecoi_transport *t)
+{
+    smember *me = (smember *)t;
+
+    me->clock += ECOI_SIM_POLL;
+    yield_at(me->s, me, me->clock);
 }
 
 static int s_poll(ecoi_transport *t)
@@ -496,6 +523,8 @@ ecoi_sim *ecoi_sim_new(int n, const ecoi_topo *topo, const int *host_of,
         m->base.enter = m->base.leave = s_nothing;
         m->base.send = s_send;
         m->base.recv = s_recv;
+        m->base.try_recv = s_try_recv;
+        m->base.idle = s_idle;
         m->base.poll = s_poll;
         m->base.abort = s_abort;
         m->base.destroy = s_nothing;   /* the simulation owns its members */

@@ -3,6 +3,7 @@
  * coll_battery.c -- see coll_battery.h.
  */
 #include <stdarg.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -621,6 +622,87 @@ void ecot_matmul(int *datatype, void *x, void *y, int *num, int *info)
 /* The battery                                                         */
 /* ------------------------------------------------------------------ */
 
+/* Nonblocking calls: for every root, a broadcast, a reduce to the root, a
+ * reduce-to-all and a barrier started one after the other and completed
+ * in the reverse order, then by eco_test alone, then with a blocking
+ * call between a start and its wait.  Every member checks its data. */
+static void t_nonblocking(run *r, int dt, size_t count, int salt)
+{
+    size_t b = count * tsize(dt);
+    char *bc = xalloc(b), *bref = xalloc(b), *mine = xalloc(b), *red = xalloc(b);
+    char *all = xalloc(b), *rref = xalloc(b), *mid = xalloc(b);
+    eco_request *q[4];
+    int rc[4], done = 0, polls = 0, rcb;
+
+    for (int root = 0; root < r->n; root++) {
+        int k = salt + root;
+        fill(dt, bref, count, root, k);
+        if (r->me == root)
+            memcpy(bc, bref, b);
+        else
+            memset(bc, 0xA5, b);
+        fill_small(dt, mine, count, r->me, k);
+        memset(red, 0x77, b);
+        memset(all, 0x66, b);
+        rc[0] = eco_ibcast(r->ctx, bc, (int)count, dt, root, &q[0]);
+        rc[1] = eco_ireduce(r->ctx, mine, r->me == root ? red : NULL, (int)count, dt, ECO_SUM,
+                            root, &q[1]);
+        rc[2] = eco_ireduce(r->ctx, mine, all, (int)count, dt, ECO_MAX, ECO_ALL, &q[2]);
+        rc[3] = eco_ibarrier(r->ctx, &q[3]);
+        for (int i = 3; i >= 0; i--)
+            if (rc[i] == 0)
+                rc[i] = eco_wait(&q[i]);
+        ecot_check(r->rep, rc[0] == 0 && q[0] == NULL && memcmp(bc, bref, b) == 0,
+                   "ibcast %s count %zu root %d: rank %d rc %d", tname(dt), count, root,
+                   r->me, rc[0]);
+        reduce_ref(r, dt, count, ECO_SUM, k, rref, r->n - 1);
+        ecot_check(r->rep, rc[1] == 0 && q[1] == NULL &&
+                   (r->me != root || same(dt, red, rref, count)),
+                   "ireduce SUM %s count %zu root %d: rank %d rc %d", tname(dt), count, root,
+                   r->me, rc[1]);
+        reduce_ref(r, dt, count, ECO_MAX, k, rref, r->n - 1);
+        ecot_check(r->rep, rc[2] == 0 && q[2] == NULL && same(dt, all, rref, count),
+                   "ireduce-to-all MAX %s count %zu (root %d's round): rank %d rc %d",
+                   tname(dt), count, root, r->me, rc[2]);
+        ecot_check(r->rep, rc[3] == 0 && q[3] == NULL, "ibarrier: rank %d rc %d", r->me,
+                   rc[3]);
+    }
+    /* eco_test alone, then eco_wait on a finished request */
+    fill_small(dt, mine, count, r->me, salt);
+    rc[0] = eco_ireduce(r->ctx, mine, all, (int)count, dt, ECO_SUM, ECO_ALL, &q[0]);
+    rc[1] = eco_ibarrier(r->ctx, &q[1]);
+    while (rc[0] == 0 && !done && polls++ < 100000000) {
+        rc[0] = eco_test(&q[0], &done);
+        sched_yield();      /* the program's own work */
+    }
+    rc[1] = rc[1] == 0 ? eco_waitall(1, &q[1]) : rc[1];
+    reduce_ref(r, dt, count, ECO_SUM, salt, rref, r->n - 1);
+    ecot_check(r->rep, done && rc[0] == 0 && rc[1] == 0 && q[0] == NULL && q[1] == NULL &&
+               same(dt, all, rref, count),
+               "eco_test on ireduce-to-all %s count %zu: rank %d rc %d/%d done %d",
+               tname(dt), count, r->me, rc[0], rc[1], done);
+    /* a blocking call while a request is under way runs after it */
+    fill(dt, bref, count, r->n - 1, salt);
+    if (r->me == r->n - 1)
+        memcpy(bc, bref, b);
+    else
+        memset(bc, 0xA5, b);
+    rc[0] = eco_ibcast(r->ctx, bc, (int)count, dt, r->n - 1, &q[0]);
+    rcb = eco_reduce(r->ctx, mine, mid, (int)count, dt, ECO_SUM, ECO_ALL);
+    rc[0] = rc[0] == 0 ? eco_waitall(1, q) : rc[0];
+    ecot_check(r->rep, rc[0] == 0 && rcb == 0 && memcmp(bc, bref, b) == 0 &&
+               same(dt, mid, rref, count),
+               "ibcast %s count %zu around a blocking reduce-to-all: rank %d rc %d/%d",
+               tname(dt), count, r->me, rc[0], rcb);
+    free(bc);
+    free(bref);
+    free(mine);
+    free(red);
+    free(all);
+    free(rref);
+    free(mid);
+}
+
 static int is_complex(int dt)
 {
     return dt == PVM_CPLX || dt == PVM_DCPLX;
@@ -686,6 +768,10 @@ int ecot_battery(eco_ctx *ctx, int depth, ecot_report *rep)
     t_exscan(&r, PVM_INT, 4, ecot_matmul, salt++);
     t_exscan(&r, PVM_INT, 28, ecot_matmul, salt++);
     t_reduce_scatter(&r, PVM_INT, 9, ecot_xor, salt++);
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+        t_nonblocking(&r, c % 2 ? PVM_DOUBLE : PVM_INT, counts[c], salt++);
+    if (depth == ECOT_FULL)
+        t_nonblocking(&r, PVM_DOUBLE, (1 << 20) / sizeof(double), salt++);
     ecot_check(rep, eco_barrier(ctx) == 0, "barrier: rank %d", r.me);
     t_ring(&r);
     return rep->failures;

@@ -20,16 +20,16 @@
 
 #include <CUnit/CUnit.h>
 
-typedef struct eco_test {
+typedef struct eco_unit_test {
     const char *name;
     void (*fn)(void);
-} eco_test;
+} eco_unit_test;
 
 typedef struct eco_suite {
     const char *name;
     int (*init)(void);       /* may be NULL */
     int (*cleanup)(void);    /* may be NULL */
-    const eco_test *tests;   /* terminated by { NULL, NULL } */
+    const eco_unit_test *tests;   /* terminated by { NULL, NULL } */
 } eco_suite;
 
 /* eco_test_program.setup's answer to run the suites. */

@@ -48,7 +48,7 @@ const char *eco_test_tmpdir(void)
 
 /* Whether the command line asks for this test: no argument, or one
  * naming its suite or the test itself.  Marks the arguments used. */
-static int wanted(const eco_suite *es, const eco_test *t, int argc, char **argv,
+static int wanted(const eco_suite *es, const eco_unit_test *t, int argc, char **argv,
                   char *used)
 {
     int want = argc < 2;
@@ -72,7 +72,7 @@ static int register_wanted(int argc, char **argv)
         const eco_suite *es = suites[s];
         CU_pSuite suite = NULL;
 
-        for (const eco_test *t = es->tests; t->name && !rc; t++) {
+        for (const eco_unit_test *t = es->tests; t->name && !rc; t++) {
             if (!wanted(es, t, argc, argv, used))
                 continue;
             if (!suite && !(suite = CU_add_suite(es->name, es->init, es->cleanup)))

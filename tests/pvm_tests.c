@@ -898,7 +898,7 @@ static void test_valgrind(void)
     CU_ASSERT_EQUAL(bad, 0);
 }
 
-static const eco_test tests[] = {
+static const eco_unit_test tests[] = {
     { "every op, root, datatype, 0..1 MiB; 1 2 3 5 8 13 tasks", test_sizes },
     { "XDR encoding and small segments", test_xdr },
     { "raw encoding (copied into PVM's buffers)", test_raw },

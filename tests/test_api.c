@@ -132,7 +132,7 @@ static void test_log_hook(void)
     eco_set_log(eco_log_stderr, NULL);
 }
 
-static const eco_test api_tests[] = {
+static const eco_unit_test api_tests[] = {
     { "version macros", test_version },
     { "status codes apart from PVM's", test_status_codes },
     { "last PVM status", test_last_pvm_error },

@@ -527,7 +527,7 @@ static void test_format(void)
 
 /* ------------------------------------------------------------------ */
 
-static const eco_test sparse_tests[] = {
+static const eco_unit_test sparse_tests[] = {
     { "planted 200 hosts, 19 subnets", test_planted_200 },
     { "planted 200 hosts, 5% outliers", test_planted_200_outliers },
     { "other shapes", test_planted_shapes },
@@ -535,7 +535,7 @@ static const eco_test sparse_tests[] = {
     { NULL, NULL }
 };
 
-static const eco_test util_tests[] = {
+static const eco_unit_test util_tests[] = {
     { "host lists", test_parse_hosts },
     { "options", test_options },
     { "statistics", test_stat },

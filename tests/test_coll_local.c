@@ -962,7 +962,7 @@ static void test_simulated(void)
         CU_ASSERT_DOUBLE_EQUAL(a[r], b[r], 0.0);
 }
 
-static const eco_test tests[] = {
+static const eco_unit_test tests[] = {
     { "one member", test_one_member },
     { "paper figure 1, every op and root", test_paper_figure1 },
     { "tasks sharing hosts", test_tasks_share_hosts },

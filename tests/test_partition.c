@@ -671,7 +671,7 @@ static void test_set_subnets(void)
     eco_map_free(m);
 }
 
-static const eco_test tests[] = {
+static const eco_unit_test tests[] = {
     {"map: fresh", test_map_fresh},
     {"map: hosts sorted, names checked", test_map_hosts_sorted},
     {"map: costs follow their hosts", test_map_costs_follow_hosts},

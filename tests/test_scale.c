@@ -318,7 +318,7 @@ static void test_context_10000(void)
     free(mh);
 }
 
-static const eco_test scale_tests[] = {
+static const eco_unit_test scale_tests[] = {
     { "a subnet file of 100,000 hosts", test_big_file },
     { "a tree of 10,000 members", test_tree_10000 },
     { "a context of 10,000 members, many roots", test_context_10000 },

@@ -907,7 +907,7 @@ static void test_write_keeps_mode(void)
     eco_map_free(m);
 }
 
-static const eco_test tests[] = {
+static const eco_unit_test tests[] = {
     {"eco_strerror", test_strerror},
     {"round trip: example matrices", test_round_trip_examples},
     {"round trip: 200 hosts", test_round_trip_200_hosts},

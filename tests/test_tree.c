@@ -986,7 +986,7 @@ static void test_subtree_walk(void)
     eco_tree_free(&t);
 }
 
-static const eco_test tree_tests[] = {
+static const eco_unit_test tree_tests[] = {
     { "bad arguments", test_bad_arguments },
     { "figure 1 of the paper", test_figure1 },
     { "slow hosts last (fastest node first)", test_slow_hosts_last },

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sched.c -- schedules: a collective as steps in rounds, and the loop
+ * that advances them over a transport.
+ *
+ * A builder (ecoi_sched_bcast, ecoi_sched_reduce, ...) writes, for this
+ * member, what the collective does: send a buffer to a member, receive
+ * one (passing it on to other members before reading it), receive and
+ * combine into an accumulator, copy.  Steps are grouped in rounds; a
+ * round starts when the one before has finished.  When a round starts,
+ * its copies and sends run at once, in order; then its receives finish
+ * in whatever order their messages arrive, each combine as soon as its
+ * message is read (so a reduce combines whichever child comes first).
+ *
+ *     round 0   copy mine -> acc   recv child 3 (op)   recv child 7 (op)
+ *     round 1   send acc -> parent
+ *
+ * ecoi_sched_advance runs as far as the messages that have arrived let
+ * it, or (wait) to the end, blocking on the first receive of the round
+ * when none of the round's messages is there.  Builders append to the
+ * end, so collectives compose: rsag is a reduce inside subnets, rounds
+ * among the leaders, then a broadcast inside subnets.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "eco_coll.h"
+
+void ecoi_sched_init(ecoi_sched *s, eco_ctx *c, int datatype, eco_op op)
+{
+    memset(s, 0, sizeof *s);
+    s->c = c;
+    s->datatype = datatype;
+    s->op = op;
+}
+
+void ecoi_sched_free(ecoi_sched *s)
+{
+    for (int i = 0; i < s->nowned; i++)
+        free(s->owned[i]);
+    free(s->owned);
+    free(s->steps);
+    free(s->fwd);
+    free(s->in);
+    memset(s, 0, sizeof *s);
+}
+
+/* A step at the end of the current round; NULL (and s->rc) without memory. */
+static ecoi_step *add(ecoi_sched *s, int kind)
+{
+    ecoi_step *st;
+
+    if (s->rc != ECO_OK)
+        return NULL;
+    if (s->nsteps == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 16;
+        ecoi_step *v = realloc(s->steps, (size_t)cap * sizeof *v);
+        if (!v) {
+            s->rc = ECO_ERR_NOMEM;
+            return NULL;
+        }
+        s->steps = v;
+        s->cap = cap;
+    }
+    st = &s->steps[s->nsteps++];
+    memset(st, 0, sizeof *st);
+    st->kind = kind;
+    st->round = s->nrounds;
+    return st;
+}
+
+void ecoi_sched_fence(ecoi_sched *s)
+{
+    /* an empty round is no round */
+    if (s->nsteps > 0 && s->steps[s->nsteps - 1].round == s->nrounds)
+        s->nrounds++;
+}
+
+void *ecoi_sched_alloc(ecoi_sched *s, size_t bytes)
+{
+    void *p, **v;
+
+    if (s->rc != ECO_OK)
+        return NULL;
+    v = realloc(s->owned, (size_t)(s->nowned + 1) * sizeof *v);
+    if (!v || !(p = malloc(bytes + 1))) {
+        if (v)
+            s->owned = v;
+        s->rc = ECO_ERR_NOMEM;
+        return NULL;
+    }
+    s->owned = v;
+    s->owned[s->nowned++] = p;
+    return p;
+}
+
+void ecoi_sched_send(ecoi_sched *s, int peer, int tag, const void *buf, size_t count)
+{
+    ecoi_step *st = add(s, ECOI_STEP_SEND);
+
+    if (st) {
+        st->peer = peer;
+        st->tag = tag;
+        st->buf = (char *)buf;
+        st->count = count;
+    }
+}
+
+void ecoi_sched_recv_fwd(ecoi_sched *s, int peer, int tag, void *buf, size_t count,
+                         const int *fwd, int nfwd)
+{
+    ecoi_step *st = add(s, ECOI_STEP_RECV);
+
+    if (!st)
+        return;
+    st->peer = peer;
+    st->tag = tag;
+    st->buf = buf;
+    st->count = count;
+    if (nfwd > 0) {
+        int *v = realloc(s->fwd, (size_t)(s->nfwd + nfwd) * sizeof *v);
+        if (!v) {
+            s->rc = ECO_ERR_NOMEM;
+            return;
+        }
+        memcpy(v + s->nfwd, fwd, (size_t)nfwd * sizeof *v);
+        s->fwd = v;
+        st->fwd = s->nfwd;
+        st->nfwd = nfwd;
+        s->nfwd += nfwd;
+    }
+}
+
+void ecoi_sched_recv(ecoi_sched *s, int peer, int tag, void *buf, size_t count)
+{
+    ecoi_sched_recv_fwd(s, peer, tag, buf, count, NULL, 0);
+}
+
+void ecoi_sched_recv_op(ecoi_sched *s, int peer, int tag, void *acc, size_t count, int left)
+{
+    ecoi_step *st = add(s, ECOI_STEP_RECV);
+    size_t bytes = count * ecoi_type_size(s->datatype);
+
+    if (!st)
+        return;
+    st->peer = peer;
+    st->tag = tag;
+    st->acc = acc;
+    st->count = count;
+    st->left = (unsigned char)left;
+    /* one buffer for every combining receive: each is combined as soon
+     * as it is read, before the next is */
+    if (bytes > s->inbytes) {
+        char *v = realloc(s->in, bytes + 1);
+        if (!v) {
+            s->rc = ECO_ERR_NOMEM;
+            return;
+        }
+        s->in = v;
+        s->inbytes = bytes;
+    }
+}
+
+void ecoi_sched_copy(ecoi_sched *s, void *to, const void *from, size_t count)
+{
+    ecoi_step *st;
+
+    if (to == from || count == 0)
+        return;
+    if ((st = add(s, ECOI_STEP_COPY))) {
+        st->acc = to;
+        st->buf = (char *)from;
+        st->count = count;
+    }
+}
+
+/* Run one receive that has its message, or the transport's answer. */
+static int recv_step(ecoi_sched *s, ecoi_step *st, int wait)
+{
+    ecoi_transport *tp = s->c->tp;
+    char *into = st->acc ? s->in : st->buf;
+    const int *fwd = st->nfwd ? s->fwd + st->fwd : NULL;
+    int rc = wait ? tp->recv(tp, st->peer, st->tag, into, st->count, s->datatype, fwd,
+                             st->nfwd)
+                  : tp->try_recv(tp, st->peer, st->tag, into, st->count, s->datatype, fwd,
+                                 st->nfwd);
+
+    if (rc != ECO_OK || !st->acc)
+        return rc;
+    if (!st->left)      /* acc = acc op in */
+        return ecoi_op_apply(s->op, s->datatype, st->acc, s->in, st->count);
+    /* acc = in op acc: in holds the lower positions (rdouble) */
+    rc = ecoi_op_apply(s->op, s->datatype, s->in, st->acc, st->count);
+    if (rc == ECO_OK)
+        memcpy(st->acc, s->in, st->count * ecoi_type_size(s->datatype));
+    return rc;
+}
+
+/* Step i is the last receive of [i, end) not done. */
+static int only_left(const ecoi_sched *s, int i, int end)
+{
+    for (int j = i + 1; j < end; j++)
+        if (s->steps[j].kind == ECOI_STEP_RECV && !s->steps[j].done)
+            return 0;
+    return 1;
+}
+
+int ecoi_sched_advance(ecoi_sched *s, int wait)
+{
+    ecoi_transport *tp = s->c->tp;
+    const size_t size = ecoi_type_size(s->datatype);
+
+    if (s->rc != ECO_OK)
+        return s->rc;
+    while (s->cur < s->nsteps) {
+        const int round = s->steps[s->cur].round;
+        int end = s->cur, first = -1, rc = ECO_OK;
+
+        while (end < s->nsteps && s->steps[end].round == round)
+            end++;
+        if (!s->started) {
+            for (int i = s->cur; i < end && rc == ECO_OK; i++) {
+                ecoi_step *st = &s->steps[i];
+                if (st->kind == ECOI_STEP_SEND) {
+                    rc = tp->send(tp, st->peer, st->tag, st->buf, st->count, s->datatype);
+                    st->done = 1;
+                } else if (st->kind == ECOI_STEP_COPY) {
+                    memcpy(st->acc, st->buf, st->count * size);
+                    st->done = 1;
+                }
+            }
+            s->started = 1;
+        }
+        for (int i = s->cur; i < end && rc == ECO_OK; i++) {
+            ecoi_step *st = &s->steps[i];
+            if (st->done)
+                continue;
+            /* waiting for the only receive left: no need to look first */
+            if (wait && first < 0 && only_left(s, i, end)) {
+                first = i;
+                break;
+            }
+            rc = recv_step(s, st, 0);
+            if (rc == ECO_OK)
+                st->done = 1;
+            else if (rc == ECOI_AGAIN && first < 0)
+                first = i;
+            if (rc == ECOI_AGAIN)
+                rc = ECO_OK;
+        }
+        if (rc == ECO_OK && first >= 0) {
+            if (!wait)
+                return ECOI_AGAIN;
+            rc = recv_step(s, &s->steps[first], 1);
+            if (rc == ECO_OK)
+                s->steps[first].done = 1;
+            if (rc == ECO_OK)
+                continue;       /* the others of the round, as they come */
+        }
+        if (rc != ECO_OK)
+            return s->rc = rc;
+        s->cur = end;
+        s->started = 0;
+    }
+    return ECO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Builders shared by several collectives                              */
+/* ------------------------------------------------------------------ */
+
+void ecoi_sched_bcast(ecoi_sched *s, const eco_tree *t, int tag, void *buf, size_t count,
+                      size_t step)
+{
+    const int me = s->c->rank, parent = t->parent[me];
+    const int *kids = &t->child[t->child_off[me]];
+    const int nkids = t->child_off[me + 1] - t->child_off[me];
+    const size_t size = ecoi_type_size(s->datatype);
+    size_t off = 0;
+
+    if (step == 0 || step > count)
+        step = count;
+    /* One round even for count 0: barrier sends empty messages.  A
+     * member passes segment i on while segment i + 1 is on its way. */
+    do {
+        size_t len = count - off < step ? count - off : step;
+        char *seg = (char *)buf + off * size;
+
+        if (parent >= 0)
+            ecoi_sched_recv_fwd(s, parent, tag, seg, len, kids, nkids);
+        else
+            for (int i = 0; i < nkids; i++)
+                ecoi_sched_send(s, kids[i], tag, seg, len);
+        ecoi_sched_fence(s);
+        off += len;
+    } while (off < count);
+}
+
+void ecoi_sched_reduce(ecoi_sched *s, const eco_tree *t, int tag, const void *mine,
+                       void *result, size_t count, size_t step)
+{
+    const int me = s->c->rank, parent = t->parent[me];
+    const size_t size = ecoi_type_size(s->datatype);
+    char *acc = NULL;
+
+    if (step == 0 || step > count)
+        step = count ? count : 1;
+    if (parent >= 0 && !(acc = ecoi_sched_alloc(s, step * size)))
+        return;
+    for (size_t off = 0; off < count; off += step) {
+        size_t len = count - off < step ? count - off : step;
+        char *a = parent >= 0 ? acc : (char *)result + off * size;
+
+        ecoi_sched_copy(s, a, (const char *)mine + off * size, len);
+        for (int i = t->child_off[me]; i < t->child_off[me + 1]; i++)
+            ecoi_sched_recv_op(s, t->child[i], tag, a, len, 0);
+        ecoi_sched_fence(s);
+        if (parent >= 0) {
+            ecoi_sched_send(s, parent, tag, a, len);
+            ecoi_sched_fence(s);
+        }
+    }
+}
+
+int ecoi_sched_run(ecoi_sched *s)
+{
+    int rc = ecoi_sched_advance(s, 1);
+
+    ecoi_sched_free(s);
+    return rc;
+}
