@@ -111,15 +111,17 @@ struct ecoi_transport {
 /* ------------------------------------------------------------------ */
 /* Schedules (sched.c): a collective as steps in rounds                */
 /* ------------------------------------------------------------------ */
-enum { ECOI_STEP_SEND, ECOI_STEP_RECV, ECOI_STEP_COPY };
+enum { ECOI_STEP_SEND, ECOI_STEP_RECV, ECOI_STEP_COPY, ECOI_STEP_UNPACK };
 typedef struct ecoi_step {
     unsigned char kind, done;
     unsigned char left;     /* RECV into acc: acc = in op acc */
     int round;
     int peer, tag;
-    char *buf;              /* SEND: from; RECV: into (acc NULL); COPY: from */
-    char *acc;              /* RECV: combined into; COPY: to */
-    size_t count;           /* elements */
+    char *buf;              /* SEND: from; RECV: into (acc NULL); COPY, UNPACK: from */
+    char *acc;              /* RECV: combined into; COPY, UNPACK: to */
+    size_t count;           /* elements; UNPACK: blocks */
+    const int *order;       /* UNPACK: block i goes to place order[i] */
+    size_t unit;            /* UNPACK: bytes a block */
     int fwd, nfwd;          /* RECV: passed on to sched.fwd[fwd .. fwd + nfwd - 1] */
 } ecoi_step;
 
@@ -151,6 +153,10 @@ void ecoi_sched_recv_fwd(ecoi_sched *s, int peer, int tag, void *buf, size_t cou
 /* Receive and combine into acc: acc = acc op in, or (left) in op acc. */
 void ecoi_sched_recv_op(ecoi_sched *s, int peer, int tag, void *acc, size_t count, int left);
 void ecoi_sched_copy(ecoi_sched *s, void *to, const void *from, size_t count);
+/* In a round of its own: t's preorder blocks of `unit` bytes at pre to
+ * rank order at ranks (ecoi_preorder_to_ranks, when the round starts). */
+void ecoi_sched_unpack(ecoi_sched *s, const eco_tree *t, const void *pre, void *ranks,
+                       size_t unit);
 /* Run as far as the arrived messages allow (ECOI_AGAIN when more is
  * left), or with wait to the end.  ECO_OK when done, or the error. */
 int ecoi_sched_advance(ecoi_sched *s, int wait);
@@ -162,6 +168,15 @@ void ecoi_sched_bcast(ecoi_sched *s, const eco_tree *t, int tag, void *buf, size
 /* Reduce up t: result (the root's) = the op of every member's mine. */
 void ecoi_sched_reduce(ecoi_sched *s, const eco_tree *t, int tag, const void *mine,
                        void *result, size_t count, size_t step);
+/* Gather up t: the root's block gets every member's count elements in
+ * t's preorder (a member's subtree is one run). */
+void ecoi_sched_gather(ecoi_sched *s, const eco_tree *t, int tag, const void *mine,
+                       void *block, size_t count);
+/* Scatter down t from the root's block (preorder); mine NULL: keep none. */
+void ecoi_sched_scatter(ecoi_sched *s, const eco_tree *t, int tag, const void *block,
+                        void *mine, size_t count);
+/* Broadcast from rank 0 down the tree select.c picks for the whole vector. */
+void ecoi_sched_bcast_from0(ecoi_sched *s, void *buf, size_t count);
 
 /* ------------------------------------------------------------------ */
 /* Requests (request.c): schedules queued on a context                 */

@@ -13,56 +13,22 @@
 int ecoi_tree_scatter(eco_ctx *c, const eco_tree *t, int tag, const void *block,
                       void *mine, size_t count, int datatype)
 {
-    const int me = c->rank, parent = t->parent[me];
-    const size_t size = ecoi_type_size(datatype), unit = count * size;
-    char *buf = (char *)block;
-    int rc = ECO_OK;
+    ecoi_sched s;
 
-    if (parent >= 0) {
-        buf = malloc((size_t)t->subtree[me] * unit + 1);
-        if (!buf)
-            return ECO_ERR_NOMEM;
-        rc = c->tp->recv(c->tp, parent, tag, buf,
-                         (size_t)t->subtree[me] * count, datatype, NULL, 0);
-    }
-    for (int i = t->child_off[me]; i < t->child_off[me + 1] && rc == ECO_OK; i++) {
-        int kid = t->child[i];
-        size_t at = (size_t)(t->pos[kid] - t->pos[me]) * unit;
-        rc = c->tp->send(c->tp, kid, tag, buf + at,
-                         (size_t)t->subtree[kid] * count, datatype);
-    }
-    if (rc == ECO_OK && unit && mine)    /* NULL: the root, in place */
-        memcpy(mine, buf, unit);
-    if (parent >= 0)
-        free(buf);
-    return rc;
+    ecoi_sched_init(&s, c, datatype, NULL);
+    ecoi_sched_scatter(&s, t, tag, block, mine, count);
+    return ecoi_sched_run(&s);
 }
 
-static int scatter_run(eco_ctx *ctx, const eco_tree *t, const void *sendbuf,
-                       void *recvbuf, size_t count, int datatype, int root)
-{
-    const size_t unit = count * ecoi_type_size(datatype);
-    char *pre = NULL;
-    int rc;
-
-    if (ctx->rank == root) {
-        pre = malloc((size_t)ctx->n * unit);
-        if (!pre)
-            return ECO_ERR_NOMEM;
-        ecoi_ranks_to_preorder(t, sendbuf, pre, unit);
-    }
-    rc = ecoi_tree_scatter(ctx, t, ecoi_next_tag(ctx), pre, recvbuf, count, datatype);
-    free(pre);
-    return rc;
-}
-
-int eco_scatter(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
-                int datatype, int root)
+static int scatter_call(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+                        int datatype, int root, eco_request **req)
 {
     const eco_tree *t = NULL;
     ecoi_plan plan;
     int rc = ecoi_check_rooted(ctx, recvbuf, count, datatype, root, 0);
     size_t unit;
+    eco_request *r;
+    ecoi_sched *s;
 
     if (rc != ECO_OK)
         return rc;
@@ -78,14 +44,41 @@ int eco_scatter(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
     } else if (sendbuf && ecoi_overlap(sendbuf, (size_t)ctx->n * unit, recvbuf, unit)) {
         return ECO_ERR_ARG;
     }
-    if ((rc = ecoi_begin(ctx, ECOI_KIND_SCATTER, count, datatype, NULL, root)) != ECO_OK)
+    if (!(r = ecoi_request_new(ctx, ECOI_KIND_SCATTER, count, datatype, NULL, root, &rc)))
         return rc;
-    if (count == 0)
-        return ecoi_end(ctx, ecoi_empty(ctx));
-    rc = ecoi_select(ctx, ECOI_C_SCATTER, root, (size_t)count * ecoi_type_size(datatype), &plan);
+    s = &r->sched;
+    if (count == 0) {
+        ecoi_sched_empty(s);
+        return req ? ecoi_request_start(r, req) : ecoi_request_run(r);
+    }
+    rc = ecoi_select(ctx, ECOI_C_SCATTER, root, unit, &plan);
     if (rc == ECO_OK)
         rc = ecoi_ctx_shape(ctx, root, plan.shape, &t);
-    if (rc == ECO_OK)
-        rc = scatter_run(ctx, t, sendbuf, recvbuf, (size_t)count, datatype, root);
-    return ecoi_end(ctx, rc);
+    if (rc == ECO_OK) {
+        /* the root lays its blocks out in the tree's preorder now: the
+         * call has started, sendbuf is the library's */
+        char *pre = NULL;
+        if (ctx->rank == root && (pre = ecoi_sched_alloc(s, (size_t)ctx->n * unit)))
+            ecoi_ranks_to_preorder(t, sendbuf, pre, unit);
+        if (s->rc == ECO_OK)
+            ecoi_sched_scatter(s, t, ecoi_next_tag(ctx), pre, recvbuf, (size_t)count);
+    } else {
+        s->rc = rc;
+    }
+    return req ? ecoi_request_start(r, req) : ecoi_request_run(r);
+}
+
+int eco_scatter(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+                int datatype, int root)
+{
+    return scatter_call(ctx, sendbuf, recvbuf, count, datatype, root, NULL);
+}
+
+int eco_iscatter(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+                 int datatype, int root, eco_request **req)
+{
+    if (!req)
+        return ECO_ERR_ARG;
+    *req = NULL;
+    return scatter_call(ctx, sendbuf, recvbuf, count, datatype, root, req);
 }

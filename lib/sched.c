@@ -173,6 +173,27 @@ void ecoi_sched_copy(ecoi_sched *s, void *to, const void *from, size_t count)
     }
 }
 
+void ecoi_sched_unpack(ecoi_sched *s, const eco_tree *t, const void *pre, void *ranks,
+                       size_t unit)
+{
+    int *order;
+    ecoi_step *st;
+
+    /* the tree may leave the context's cache before the step runs */
+    if (!(order = ecoi_sched_alloc(s, (size_t)t->n * sizeof *order)))
+        return;
+    memcpy(order, t->order, (size_t)t->n * sizeof *order);
+    ecoi_sched_fence(s);
+    if ((st = add(s, ECOI_STEP_UNPACK))) {
+        st->buf = (char *)pre;
+        st->acc = ranks;
+        st->count = (size_t)t->n;
+        st->order = order;
+        st->unit = unit;
+    }
+    ecoi_sched_fence(s);
+}
+
 /* Run one receive that has its message, or the transport's answer. */
 static int recv_step(ecoi_sched *s, ecoi_step *st, int wait)
 {
@@ -225,6 +246,11 @@ int ecoi_sched_advance(ecoi_sched *s, int wait)
                     st->done = 1;
                 } else if (st->kind == ECOI_STEP_COPY) {
                     memcpy(st->acc, st->buf, st->count * size);
+                    st->done = 1;
+                } else if (st->kind == ECOI_STEP_UNPACK) {
+                    for (size_t b = 0; b < st->count; b++)
+                        memcpy(st->acc + (size_t)st->order[b] * st->unit,
+                               st->buf + b * st->unit, st->unit);
                     st->done = 1;
                 }
             }
@@ -319,6 +345,67 @@ void ecoi_sched_reduce(ecoi_sched *s, const eco_tree *t, int tag, const void *mi
             ecoi_sched_fence(s);
         }
     }
+}
+
+void ecoi_sched_gather(ecoi_sched *s, const eco_tree *t, int tag, const void *mine,
+                       void *block, size_t count)
+{
+    const int me = s->c->rank, parent = t->parent[me];
+    const size_t unit = count * ecoi_type_size(s->datatype);
+    char *buf = block;
+
+    if (parent >= 0 && !(buf = ecoi_sched_alloc(s, (size_t)t->subtree[me] * unit)))
+        return;
+    ecoi_sched_copy(s, buf, mine, count);
+    for (int i = t->child_off[me]; i < t->child_off[me + 1]; i++) {
+        int kid = t->child[i];
+        ecoi_sched_recv(s, kid, tag, buf + (size_t)(t->pos[kid] - t->pos[me]) * unit,
+                        (size_t)t->subtree[kid] * count);
+    }
+    ecoi_sched_fence(s);
+    if (parent >= 0) {
+        ecoi_sched_send(s, parent, tag, buf, (size_t)t->subtree[me] * count);
+        ecoi_sched_fence(s);
+    }
+}
+
+void ecoi_sched_scatter(ecoi_sched *s, const eco_tree *t, int tag, const void *block,
+                        void *mine, size_t count)
+{
+    const int me = s->c->rank, parent = t->parent[me];
+    const size_t unit = count * ecoi_type_size(s->datatype);
+    char *buf = (char *)block;
+
+    if (parent >= 0) {
+        if (!(buf = ecoi_sched_alloc(s, (size_t)t->subtree[me] * unit)))
+            return;
+        ecoi_sched_recv(s, parent, tag, buf, (size_t)t->subtree[me] * count);
+        ecoi_sched_fence(s);
+    }
+    for (int i = t->child_off[me]; i < t->child_off[me + 1]; i++) {
+        int kid = t->child[i];
+        ecoi_sched_send(s, kid, tag, buf + (size_t)(t->pos[kid] - t->pos[me]) * unit,
+                        (size_t)t->subtree[kid] * count);
+    }
+    if (mine)       /* NULL: the root, in place */
+        ecoi_sched_copy(s, mine, buf, count);
+    ecoi_sched_fence(s);
+}
+
+void ecoi_sched_bcast_from0(ecoi_sched *s, void *buf, size_t count)
+{
+    const size_t size = ecoi_type_size(s->datatype);
+    const eco_tree *tb = NULL;
+    ecoi_plan plan;
+    int rc = ecoi_select(s->c, ECOI_C_BCAST, 0, count * size, &plan);
+
+    if (rc == ECO_OK)
+        rc = ecoi_ctx_shape(s->c, 0, plan.shape, &tb);
+    if (rc == ECO_OK)
+        ecoi_sched_bcast(s, tb, ecoi_next_tag(s->c), buf, count,
+                         ecoi_plan_elems(&plan, count, size));
+    else
+        s->rc = rc;
 }
 
 int ecoi_sched_run(ecoi_sched *s)

@@ -623,16 +623,18 @@ void ecot_matmul(int *datatype, void *x, void *y, int *num, int *info)
 /* ------------------------------------------------------------------ */
 
 /* Nonblocking calls: for every root, a broadcast, a reduce to the root, a
- * reduce-to-all and a barrier started one after the other and completed
- * in the reverse order, then by eco_test alone, then with a blocking
- * call between a start and its wait.  Every member checks its data. */
+ * reduce-to-all, a barrier, a gather to the root, a scatter from it and
+ * a gather-to-all started one after the other and completed in the
+ * reverse order; then by eco_test alone; then with a blocking call
+ * between a start and its wait.  Every member checks its data. */
 static void t_nonblocking(run *r, int dt, size_t count, int salt)
 {
-    size_t b = count * tsize(dt);
+    size_t b = count * tsize(dt), bn = b * (size_t)r->n;
     char *bc = xalloc(b), *bref = xalloc(b), *mine = xalloc(b), *red = xalloc(b);
     char *all = xalloc(b), *rref = xalloc(b), *mid = xalloc(b);
-    eco_request *q[4];
-    int rc[4], done = 0, polls = 0, rcb;
+    char *gat = xalloc(bn), *gall = xalloc(bn), *gref = xalloc(bn), *sc = xalloc(b);
+    eco_request *q[7];
+    int rc[7], done = 0, polls = 0, rcb;
 
     for (int root = 0; root < r->n; root++) {
         int k = salt + root;
@@ -649,7 +651,18 @@ static void t_nonblocking(run *r, int dt, size_t count, int salt)
                             root, &q[1]);
         rc[2] = eco_ireduce(r->ctx, mine, all, (int)count, dt, ECO_MAX, ECO_ALL, &q[2]);
         rc[3] = eco_ibarrier(r->ctx, &q[3]);
-        for (int i = 3; i >= 0; i--)
+        for (int p = 0; p < r->n; p++)      /* gather's and scatter's blocks */
+            fill(dt, gref + (size_t)p * b, count, p, k);
+        memset(gat, 0x3C, bn);
+        memset(gall, 0x3D, bn);
+        memset(sc, 0x5A, b);
+        rc[4] = eco_igather(r->ctx, gref + (size_t)r->me * b, r->me == root ? gat : NULL,
+                            (int)count, dt, root, &q[4]);
+        rc[5] = eco_iscatter(r->ctx, r->me == root ? gref : NULL, sc, (int)count, dt, root,
+                             &q[5]);
+        rc[6] = eco_igather(r->ctx, gref + (size_t)r->me * b, gall, (int)count, dt, ECO_ALL,
+                            &q[6]);
+        for (int i = 6; i >= 0; i--)
             if (rc[i] == 0)
                 rc[i] = eco_wait(&q[i]);
         ecot_check(r->rep, rc[0] == 0 && q[0] == NULL && memcmp(bc, bref, b) == 0,
@@ -666,6 +679,17 @@ static void t_nonblocking(run *r, int dt, size_t count, int salt)
                    tname(dt), count, root, r->me, rc[2]);
         ecot_check(r->rep, rc[3] == 0 && q[3] == NULL, "ibarrier: rank %d rc %d", r->me,
                    rc[3]);
+        ecot_check(r->rep, rc[4] == 0 && q[4] == NULL &&
+                   (r->me != root || memcmp(gat, gref, bn) == 0),
+                   "igather %s count %zu root %d: rank %d rc %d", tname(dt), count, root,
+                   r->me, rc[4]);
+        ecot_check(r->rep, rc[5] == 0 && q[5] == NULL &&
+                   memcmp(sc, gref + (size_t)r->me * b, b) == 0,
+                   "iscatter %s count %zu root %d: rank %d rc %d", tname(dt), count, root,
+                   r->me, rc[5]);
+        ecot_check(r->rep, rc[6] == 0 && q[6] == NULL && memcmp(gall, gref, bn) == 0,
+                   "igather to all %s count %zu (root %d's round): rank %d rc %d", tname(dt),
+                   count, root, r->me, rc[6]);
     }
     /* eco_test alone, then eco_wait on a finished request */
     fill_small(dt, mine, count, r->me, salt);
@@ -701,6 +725,10 @@ static void t_nonblocking(run *r, int dt, size_t count, int salt)
     free(all);
     free(rref);
     free(mid);
+    free(gat);
+    free(gall);
+    free(gref);
+    free(sc);
 }
 
 static int is_complex(int dt)
