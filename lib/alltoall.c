@@ -167,21 +167,21 @@ int eco_alltoallv(eco_ctx *ctx, const void *sendbuf, const int *sendcounts,
         return ECO_ERR_DATATYPE;
     if (recvbuf == ECO_IN_PLACE)
         return ECO_ERR_ARG;
-    if ((rc = ecoi_check_blocks(ctx->n, recvcounts, rdispls, recvbuf, &rtotal)) != ECO_OK)
-        return rc;
     if (sendbuf == ECO_IN_PLACE) {            /* the blocks are in recvbuf */
+        rc = ecoi_check_blocks(ctx->n, recvcounts, rdispls, recvbuf, &rtotal);
         sendbuf = recvbuf;
         sendcounts = recvcounts;
         sdispls = rdispls;
-    } else if ((rc = ecoi_check_blocks(ctx->n, sendcounts, sdispls, sendbuf, &stotal)) != ECO_OK) {
-        return rc;
     } else {
-        for (int j = 0; j < ctx->n; j++)
-            if (ecoi_overlap_blocks(ctx->n, recvcounts, rdispls, size, recvbuf,
-                                    (const char *)sendbuf + (size_t)sdispls[j] * size,
-                                    (size_t)sendcounts[j] * size))
-                return ECO_ERR_ARG;
+        /* each layout's blocks apart, and every send block apart from
+         * every receive block: sorted, O(n log n) */
+        rc = ecoi_check_two_layouts(ctx->n, sendcounts, sdispls, sendbuf, &stotal,
+                                    recvcounts, rdispls, recvbuf, &rtotal, size);
     }
+    if (rc == ECO_ERR_NOMEM)     /* the others may wait on this member */
+        return ecoi_fail_call(ctx, ECOI_KIND_ALLTOALLV, rc);
+    if (rc != ECO_OK)
+        return rc;
     if (sendcounts[ctx->rank] != recvcounts[ctx->rank])
         return ECO_ERR_ARG;
     if ((rc = ecoi_begin(ctx, ECOI_KIND_ALLTOALLV, 0, datatype, NULL, 0)) != ECO_OK)

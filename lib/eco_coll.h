@@ -324,6 +324,13 @@ void ecoi_ctx_destroy(eco_ctx *c);
  * broken and tells every other member, so nobody waits on this one. */
 int ecoi_begin(eco_ctx *c, int kind, int count, int datatype, eco_op op, int root);
 int ecoi_end(eco_ctx *c, int status);
+/* A failure of this member's own (no memory) before ecoi_begin, where the
+ * others may have begun the call and wait on this member: enters the
+ * call and ends it with status, so that ecoi_end tells them (the context
+ * is broken, as after any failure mid-collective).  Returns status, or
+ * the error the context already had.  An argument error is not one of
+ * these: it is the caller's, and sends nothing. */
+int ecoi_fail_call(eco_ctx *c, int kind, int status);
 
 /* The barrier's exchange of empty messages: a barrier, and what every
  * collective does with count 0 (so that members that disagree about the
@@ -385,6 +392,15 @@ void ecoi_preorder_offsets(const eco_tree *t, const int *counts, size_t *off);
  * sum of the counts. */
 int ecoi_check_blocks(int n, const int *counts, const int *displs, const void *buf,
                       size_t *total);
+/* The same for a send and a receive layout (alltoallv), and no send
+ * block shares a byte with a receive block; size bytes per element.
+ * O(n log n).  ECO_ERR_NOMEM when the room to sort them is not there:
+ * the caller fails the call with ecoi_fail_call. */
+int ecoi_check_two_layouts(int n, const int *scounts, const int *sdispls, const void *sbuf,
+                           size_t *stotal, const int *rcounts, const int *rdispls,
+                           const void *rbuf, size_t *rtotal, size_t size);
+/* Tests: the next allocation of those checks in this thread fails. */
+extern __thread int ecoi_fail_block_alloc;
 /* 1 when [p, p + len) meets one of the blocks. */
 int ecoi_overlap_blocks(int n, const int *counts, const int *displs, size_t size,
                         const void *buf, const void *p, size_t len);

@@ -887,6 +887,150 @@ static void test_disagreement(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* alltoallv's block checks, sorted, against every pair                */
+/* ------------------------------------------------------------------ */
+
+/* The O(n^2) reference: 1 when the layouts are fine. */
+static int layouts_ok_slow(int n, const int *sc, const int *sd, const char *sb,
+                           const int *rc, const int *rd, const char *rb, size_t size)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            if (i != j && ecoi_overlap(sb + sd[i] * size, sc[i] * size, sb + sd[j] * size,
+                                       sc[j] * size))
+                return 0;
+            if (i != j && ecoi_overlap(rb + rd[i] * size, rc[i] * size, rb + rd[j] * size,
+                                       rc[j] * size))
+                return 0;
+            if (ecoi_overlap(sb + sd[i] * size, sc[i] * size, rb + rd[j] * size,
+                             rc[j] * size))
+                return 0;
+        }
+    return 1;
+}
+
+static void test_two_layouts(void)
+{
+    enum { N = 9, CELLS = 64 };
+    static char buf[CELLS * 8];
+    int sc[N], sd[N], rc[N], rd[N], agree = 0, bad = 0;
+    size_t st, rt;
+    unsigned saved = rng_state;
+
+    rng_state = 777;
+    for (int trial = 0; trial < 20000; trial++) {
+        size_t size = 1 + rnd(8);
+        int n = 1 + (int)rnd(N), shift = (int)rnd(4);
+        /* send and receive blocks in one buffer, the receive layout
+         * shift elements on: sometimes apart, often not */
+        for (int q = 0; q < n; q++) {
+            sc[q] = (int)rnd(4);
+            sd[q] = (int)rnd(CELLS / 2);
+            rc[q] = (int)rnd(4);
+            rd[q] = (int)rnd(CELLS / 2);
+        }
+        int want = layouts_ok_slow(n, sc, sd, buf, rc, rd, buf + shift * size, size);
+        int got = ecoi_check_two_layouts(n, sc, sd, buf, &st, rc, rd, buf + shift * size, &rt,
+                                         size);
+        CU_ASSERT_EQUAL(got, want ? ECO_OK : ECO_ERR_ARG);
+        agree += want;
+        bad += !want;
+    }
+    CU_ASSERT(agree > 100 && bad > 100);      /* both outcomes exercised */
+    /* 100,000 members: sorted, well under a second */
+    {
+        const int n = 100000;
+        int *c = malloc(4 * (size_t)n * sizeof *c), *d = c + n, *c2 = d + n, *d2 = c2 + n;
+        char *big = malloc(2 * (size_t)n);
+        struct timespec t0, t1;
+        CU_ASSERT_FATAL(c && big);
+        for (int q = 0; q < n; q++) {
+            c[q] = c2[q] = 1;
+            d[q] = 2 * (n - 1 - q);   /* interleaved, in reverse */
+            d2[q] = 2 * q + 1;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        CU_ASSERT_EQUAL(ecoi_check_two_layouts(n, c, d, big, &st, c2, d2, big, &rt, 1), ECO_OK);
+        d2[n / 2] = 2 * 7;            /* one receive block on a send block */
+        CU_ASSERT_EQUAL(ecoi_check_two_layouts(n, c, d, big, &st, c2, d2, big, &rt, 1),
+                        ECO_ERR_ARG);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        CU_ASSERT((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9 < 1.0);
+        free(c);
+        free(big);
+    }
+    rng_state = saved;
+}
+
+/* ------------------------------------------------------------------ */
+/* A member out of memory before the call: the others fail too.        */
+/* ------------------------------------------------------------------ */
+static int nomem_op;   /* 0 alltoallv, 1 gatherv to all, 2 gatherv, 3 scatterv */
+
+/* Rank 1's check of the blocks finds no memory; every member then makes
+ * one more call (a barrier).  checks: the call's status; failures: the
+ * barrier's. */
+static int nomem_body(eco_ctx *ctx, member *me)
+{
+    const int n = eco_size(ctx), count = 3;
+    int *a = calloc((size_t)(n * count), sizeof *a), *b = calloc((size_t)(n * count), sizeof *b);
+    int *cnt = calloc(2 * (size_t)n, sizeof *cnt), *dsp = cnt + n, rc;
+
+    for (int q = 0; q < n; q++) {
+        cnt[q] = count;
+        dsp[q] = q * count;
+    }
+    if (me->rank == 1)
+        ecoi_fail_block_alloc = 1;
+    switch (nomem_op) {
+    case 0: rc = eco_alltoallv(ctx, a, cnt, dsp, b, cnt, dsp, PVM_INT); break;
+    case 1: rc = eco_gatherv(ctx, a, count, b, cnt, dsp, PVM_INT, ECO_ALL); break;
+    case 2: rc = eco_gatherv(ctx, a, count, b, cnt, dsp, PVM_INT, 1); break;
+    default: rc = eco_scatterv(ctx, a, cnt, dsp, b, count, PVM_INT, 1); break;
+    }
+    ecoi_fail_block_alloc = 0;
+    me->rep.checks = rc;
+    me->rep.failures = eco_barrier(ctx);
+    free(a);
+    free(b);
+    free(cnt);
+    return ECO_OK;
+}
+
+static void test_nomem_before_begin(void)
+{
+    static const char *const names[] = { "alltoallv", "gatherv to all", "gatherv",
+                                         "scatterv" };
+    config c;
+
+    random_config(&c, 6, 2, 4);
+    world_timeout = 10.0;
+    for (nomem_op = 0; nomem_op < 4; nomem_op++) {
+        struct timespec t0, t1;
+        member *ms;
+
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        ms = run_members(&c, ECOT_QUICK, nomem_body, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        for (int r = 0; r < c.n; r++) {
+            int first = ms[r].rep.checks, second = ms[r].rep.failures;
+            /* rank 1 fails in the call; the others in it or in the barrier,
+             * with its error, not by waiting out the timeout */
+            int ok = r == 1 ? first == ECO_ERR_NOMEM && second == ECO_ERR_NOMEM
+                            : (first == ECO_ERR_NOMEM || second == ECO_ERR_NOMEM);
+            CU_ASSERT(ok);
+            if (!ok)
+                fprintf(stderr, "\n  %s: rank %d returned %d, then %d\n", names[nomem_op],
+                        r, first, second);
+        }
+        double took = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+        CU_ASSERT(took < 5.0);
+        free(ms);
+    }
+    world_timeout = 60.0;
+}
+
+/* ------------------------------------------------------------------ */
 /* The simulated transport (eco-sim's): the same battery, exact data     */
 /* ------------------------------------------------------------------ */
 
@@ -981,6 +1125,8 @@ static const eco_test tests[] = {
     { "bad arguments send nothing", test_bad_arguments },
     { "a member dies mid-collective", test_member_dies },
     { "members that disagree all fail", test_disagreement },
+    { "a member out of memory before the call: all fail", test_nomem_before_begin },
+    { "alltoallv's block checks, sorted, against every pair", test_two_layouts },
     { "the simulated transport: exact data, deterministic", test_simulated },
     { NULL, NULL },
 };
