@@ -117,10 +117,11 @@ enum {
 };
 
 /* A tree's shape, level by level: among subnets, ECO's tree, a chain or a
- * star from the root's subnet;
+ * star from the root's subnet (cheapest subnet first, or dearest first:
+ * STAR_FAR, for scatter, so that the slowest link starts first);
  * the degree k among a subnet's hosts and among a host's tasks (0: the
  * subnet file's k; ECOI_K_STAR: a star). */
-enum { ECOI_AMONG_TREE = 0, ECOI_AMONG_CHAIN = 1, ECOI_AMONG_STAR = 2 };
+enum { ECOI_AMONG_TREE = 0, ECOI_AMONG_CHAIN = 1, ECOI_AMONG_STAR = 2, ECOI_AMONG_STAR_FAR = 3 };
 #define ECOI_K_STAR 65536
 typedef struct ecoi_shape {
     int subnets;

@@ -36,7 +36,11 @@
  *                 long as its slowest message and combine, or as its
  *                 busiest resource when the round's messages share one;
  *   direct:       each member's n - 1 sends, each subnet's shared link
- *                 carrying all its members' blocks out and in.
+ *                 carrying all its members' blocks out and in;
+ *   scatter:      the messages down the tree overlapping on the network
+ *                 (sends do not wait for their receivers), each taking
+ *                 the host, subnet and site links it crosses as they
+ *                 come free, in the order they were sent (tree_scatter).
  */
 #include <limits.h>
 #include <math.h>
@@ -162,6 +166,7 @@ static const ecoi_algorithm algorithms[] = {
     { "flat",      ECOI_C_GATHER,    ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "star",      ECOI_C_SCATTER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "flat",      ECOI_C_SCATTER,   ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "flat-far",  ECOI_C_SCATTER,   ECOI_RUN_TREE,  { ECOI_AMONG_STAR_FAR, ECOI_K_STAR, ECOI_K_STAR }, 0 },
     { "gather-bcast", ECOI_C_ALLGATHER, ECOI_RUN_TREE, { ECOI_AMONG_TREE, ECOI_K_STAR, ECOI_K_STAR }, 0 },
     { "flat-bcast", ECOI_C_ALLGATHER, ECOI_RUN_TREE, { ECOI_AMONG_STAR, ECOI_K_STAR, ECOI_K_STAR }, 0 },
     { "ring",      ECOI_C_ALLGATHER, ECOI_RUN_RING,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
@@ -616,6 +621,91 @@ static double tree_gather(const pm *p, const eco_tree *t, double bytes)
     return out;
 }
 
+/* The first free time at or after `at` on a resource free from *free,
+ * held for d seconds from then. */
+static double take(double *free, double at, double d)
+{
+    double st = fmax(at, *free);
+
+    *free = st + d;
+    return st;
+}
+
+/* What a byte costs a member's host's own link: no more than a pair
+ * inside its subnet pays, else (not measured) the pair's cost. */
+static double host_beta(const pm *p, int m, double pair_beta)
+{
+    int s = p->sub[m];
+    double in = s >= 0 ? p->model->link[s * p->model->nsubnets + s].beta : 0.0;
+
+    return in > 0 ? fmin(in, pair_beta) : pair_beta;
+}
+
+/* A scatter of `bytes` per member down tree t, one message per edge
+ * carrying the child's whole subtree.  A member's sends do not wait for
+ * their receivers (it spends alpha on each, in its children's order), so
+ * messages overlap on the network: each holds the resources it crosses
+ * as they come free, first come first served in the order the messages
+ * were sent -- the sender's host's link out, its subnet's shared link
+ * out and its site's, the receiver's site's and subnet's links in and its
+ * host's -- and arrives when the last of them has carried it. */
+static double tree_scatter(const pm *p, const eco_tree *t, double bytes)
+{
+    const size_t n = (size_t)p->n, S = (size_t)p->model->nsubnets + 1;
+    double *ready = calloc(n + 2 * S + 2 * n + 2 * ((size_t)p->nhosts + 1), sizeof *ready);
+    double *sub_out, *sub_in, *site_out, *site_in, *host_out, *host_in, out = 0.0;
+
+    if (!ready)
+        return INFINITY;
+    sub_out = ready + n;
+    sub_in = sub_out + S;
+    site_out = sub_in + S;
+    site_in = site_out + n;
+    host_out = site_in + n;
+    host_in = host_out + p->nhosts + 1;
+    for (int i = 0; i < t->n; i++) {
+        int u = t->order[i];
+        double at = ready[u];
+        for (int j = t->child_off[u]; j < t->child_off[u + 1]; j++) {
+            int v = t->child[j], su = p->sub[u], sv = p->sub[v];
+            int hu = p->mh[u], hv = p->mh[v];
+            double b = bytes * t->subtree[v], st, end;
+            ecoi_cost c = pair_cost(p, u, v);
+            at += c.alpha;
+            st = at;
+            end = at + c.beta * b;
+            if (hu >= 0 && hv >= 0 && hu != hv && hu < p->nhosts && hv < p->nhosts) {
+                double d = host_beta(p, u, c.beta) * b;
+                st = take(&host_out[hu], st, d);
+                end = fmax(end, st + d);
+            }
+            if (su != sv && su >= 0 && p->model->uplink[su] > 0) {
+                st = take(&sub_out[su], st, p->model->uplink[su] * b);
+                end = fmax(end, sub_out[su]);
+            }
+            if (p->site && p->site[u] != p->site[v] && p->site[u] < p->n && p->site[v] < p->n) {
+                st = take(&site_out[p->site[u]], st, c.beta * b);
+                end = fmax(end, site_out[p->site[u]]);
+                st = take(&site_in[p->site[v]], st, c.beta * b);
+                end = fmax(end, site_in[p->site[v]]);
+            }
+            if (su != sv && sv >= 0 && p->model->uplink[sv] > 0) {
+                st = take(&sub_in[sv], st, p->model->uplink[sv] * b);
+                end = fmax(end, sub_in[sv]);
+            }
+            if (hu >= 0 && hv >= 0 && hu != hv && hu < p->nhosts && hv < p->nhosts) {
+                double d = host_beta(p, v, c.beta) * b;
+                st = take(&host_in[hv], st, d);
+                end = fmax(end, st + d);
+            }
+            ready[v] = fmax(end, st + c.beta * b);
+            out = fmax(out, ready[v]);
+        }
+    }
+    free(ready);
+    return out;
+}
+
 /* hier: gather in each subnet's tree, leaders exchange their runs, each
  * subnet's tree broadcasts the whole vector. */
 static double hier_time(const pm *p, const eco_tree *forest, const int *leaders, int S,
@@ -929,8 +1019,9 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
         }
         break;
     case ECOI_C_GATHER:
-    case ECOI_C_SCATTER:
         return tree_gather(p, t, bytes);
+    case ECOI_C_SCATTER:
+        return tree_scatter(p, t, bytes);
     case ECOI_C_SCAN:
     case ECOI_C_EXSCAN:
         return 2 * tree_gather(p, t, bytes);

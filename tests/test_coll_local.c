@@ -311,11 +311,12 @@ static void test_chain_trees(void)
 
 /* The name select.c predicts fastest for coll on map m (the map's model,
  * or the defaults); *segment its segment. */
-static const char *winner(const eco_map *m, const config *c, int coll, size_t bytes,
-                          size_t *segment)
+static const char *winner_at(const eco_map *m, const config *c, int coll, int root,
+                             size_t bytes, size_t *segment)
 {
     ecoi_prediction pr[16];
-    int k = ecoi_predict(m, m->model, c->n, c->member_host, NULL, coll, 0, bytes, -1, pr, 16);
+    int k = ecoi_predict(m, m->model, c->n, c->member_host, NULL, coll, root, bytes, -1, pr,
+                         16);
     int best = 0;
 
     CU_ASSERT_FATAL(k > 0);
@@ -329,6 +330,18 @@ static const char *winner(const eco_map *m, const config *c, int coll, size_t by
     if (segment)
         *segment = pr[best].segment;
     return ecoi_algorithm_at(pr[best].algorithm)->name;
+}
+
+static const char *winner(const eco_map *m, const config *c, int coll, size_t bytes,
+                          size_t *segment)
+{
+    return winner_at(m, c, coll, 0, bytes, segment);
+}
+
+static const char *winner_root(const eco_map *m, const config *c, int coll, int root,
+                               size_t bytes)
+{
+    return winner_at(m, c, coll, root, bytes, NULL);
 }
 
 /* A planted model: inside subnets alpha_in/beta_in, between them
@@ -395,7 +408,9 @@ static void test_select_planted(void)
                 ecoi_map_set_cost(m, a, b, 12.5e-3);
     m->model->link[0 * 3 + 2] = m->model->link[2 * 3 + 0] = (ecoi_cost){ 400e-6, 8e-7 };
     CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_GATHER, 131072, NULL), "flat");
-    CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_SCATTER, 131072, NULL), "flat");
+    /* (the subnets' links equal, so cheapest or dearest first hardly
+     * matters to a scatter: not relayed is what counts) */
+    CU_ASSERT_STRING_NOT_EQUAL(winner(m, &c, ECOI_C_SCATTER, 131072, NULL), "star");
     /* messages that cost 50 ms each are never cut */
     unplant(m);
     m->model = plant(3, 50e-3, 8e-9, 50e-3, 8e-7, 8e-7);
@@ -403,6 +418,55 @@ static void test_select_planted(void)
     CU_ASSERT_EQUAL(seg, 0);
     unplant(m);
     eco_map_free(m);
+
+    /* Subnets of 3, 2 and 2 hosts behind 10, 20 and 5 Mbit/s
+     * (uneven.topo), the slowest the dearest to reach: a scatter from
+     * subnet 0 that starts on the slowest link first ends when that link
+     * has carried its blocks (the bound), not after the others' too. */
+    {
+        config u = { .n = 7, .nh = 7, .nsub = 3, .degree = { 1, 1, 1 },
+                     .host_subnet = { 0, 0, 0, 1, 1, 2, 2 },
+                     .member_host = { 0, 1, 2, 3, 4, 5, 6 } };
+        static const double up[3] = { 8e-7, 4e-7, 1.6e-6 };
+        ecoi_prediction pr[16];
+        double flat = 0, far = 0;
+        m = make_map(&u);
+        m->model = plant(3, 50e-6, 8e-9, 300e-6, 8e-7, 0);
+        for (int s = 0; s < 3; s++) {
+            m->model->uplink[s] = up[s];
+            for (int t = 0; t < 3; t++)
+                if (s != t)
+                    m->model->link[s * 3 + t].beta = fmax(up[s], up[t]);
+        }
+        for (int a = 0; a < 7; a++)
+            for (int b = 0; b < 7; b++)
+                if (u.host_subnet[a] != u.host_subnet[b])
+                    ecoi_map_set_cost(m, a, b, 1e-3 + 16384 * (up[u.host_subnet[a]] +
+                                                              up[u.host_subnet[b]]));
+        for (int root = 0; root < 5; root++) {
+            CU_ASSERT_STRING_EQUAL(winner_root(m, &u, ECOI_C_SCATTER, root, 16000), "flat-far");
+            CU_ASSERT_STRING_EQUAL(winner_root(m, &u, ECOI_C_SCATTER, root, 131072),
+                                   "flat-far");
+        }
+        /* from subnet 0: 2 x 16000 bytes into subnet 2 at 1.6 us a byte
+         * is the bound (51.2 ms); cheapest first it waits for subnet 1's
+         * 25.6 ms on subnet 0's link */
+        int k = ecoi_predict(m, m->model, u.n, u.member_host, NULL, ECOI_C_SCATTER, 0, 16000,
+                             -1, pr, 16);
+        for (int i = 0; i < k; i++) {
+            if (strcmp(ecoi_algorithm_at(pr[i].algorithm)->name, "flat") == 0)
+                flat = pr[i].seconds;
+            if (strcmp(ecoi_algorithm_at(pr[i].algorithm)->name, "flat-far") == 0)
+                far = pr[i].seconds;
+        }
+        CU_ASSERT(far > 51.2e-3 && far < 53e-3);
+        CU_ASSERT(flat > 76.8e-3 && flat < 79e-3);
+        if (!(far > 51.2e-3 && far < 53e-3) || !(flat > 76.8e-3 && flat < 79e-3))
+            fprintf(stderr, "\n  uneven scatter: flat %.3f ms, flat-far %.3f ms\n",
+                    flat * 1e3, far * 1e3);
+        unplant(m);
+        eco_map_free(m);
+    }
 
     /* Two sites of two subnets of two hosts (multilevel.topo): the
      * exchanges go between the sites' leaders, once across the slow
@@ -569,7 +633,7 @@ static void test_every_algorithm(void)
         "gather=flat,scatter=flat,barrier=flat,scan=flat,allgather=flat-bcast,"
         "gatherv=flat,scatterv=flat,exscan=flat",
         "allreduce=tree-k2,allgather=hier-k2,alltoall=hier", "allreduce=chain-k2",
-        "allreduce=rsag-sites,allgather=hier-sites",
+        "allreduce=rsag-sites,allgather=hier-sites,scatter=flat-far",
         "allreduce=rdouble,scan=rdouble,alltoall=direct,exscan=rdouble,alltoallv=direct",
     };
     char seen[256] = { 0 };
