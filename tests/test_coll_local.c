@@ -464,6 +464,16 @@ static void test_select_planted(void)
         if (!(far > 51.2e-3 && far < 53e-3) || !(flat > 76.8e-3 && flat < 79e-3))
             fprintf(stderr, "\n  uneven scatter: flat %.3f ms, flat-far %.3f ms\n",
                     flat * 1e3, far * 1e3);
+        /* a gather's messages all leave at once: subnet 0's link takes
+         * the 4 blocks of the others in 51.2 ms, subnet 2's its 2 */
+        k = ecoi_predict(m, m->model, u.n, u.member_host, NULL, ECOI_C_GATHER, 0, 16000, -1,
+                         pr, 16);
+        for (int i = 0; i < k; i++)
+            if (strcmp(ecoi_algorithm_at(pr[i].algorithm)->name, "flat") == 0) {
+                CU_ASSERT(pr[i].seconds > 51.2e-3 && pr[i].seconds < 53e-3);
+                if (!(pr[i].seconds > 51.2e-3 && pr[i].seconds < 53e-3))
+                    fprintf(stderr, "\n  uneven gather: flat %.3f ms\n", pr[i].seconds * 1e3);
+            }
         unplant(m);
         eco_map_free(m);
     }
