@@ -281,6 +281,13 @@ int ecoi_end(eco_ctx *c, int status)
     return status;
 }
 
+int ecoi_fail_call(eco_ctx *c, int kind, int status)
+{
+    int rc = ecoi_begin(c, kind, 0, 0, NULL, 0);
+
+    return rc != ECO_OK ? rc : ecoi_end(c, status);
+}
+
 int eco_set_pattern(eco_ctx *ctx, const char *name)
 {
     static const struct { const char *name; int k; } patterns[] = {

@@ -239,10 +239,11 @@ enum {
 };
 
 /* A tree's shape, level by level: among subnets, ECO's tree, a chain or a
- * star from the root's subnet;
+ * star from the root's subnet (cheapest subnet first, or dearest first:
+ * STAR_FAR, for scatter, so that the slowest link starts first);
  * the degree k among a subnet's hosts and among a host's tasks (0: the
  * subnet file's k; ECOI_K_STAR: a star). */
-enum { ECOI_AMONG_TREE = 0, ECOI_AMONG_CHAIN = 1, ECOI_AMONG_STAR = 2 };
+enum { ECOI_AMONG_TREE = 0, ECOI_AMONG_CHAIN = 1, ECOI_AMONG_STAR = 2, ECOI_AMONG_STAR_FAR = 3 };
 #define ECOI_K_STAR 65536
 typedef struct ecoi_shape {
     int subnets;
@@ -448,6 +449,13 @@ int ecoi_end(eco_ctx *c, int status);
 /* ecoi_end's failure: mark c broken with status (not ECO_OK) and tell
  * every other member, once. */
 void ecoi_ctx_fail(eco_ctx *c, int status);
+/* A failure of this member's own (no memory) before ecoi_begin, where the
+ * others may have begun the call and wait on this member: enters the
+ * call and ends it with status, so that ecoi_end tells them (the context
+ * is broken, as after any failure mid-collective).  Returns status, or
+ * the error the context already had.  An argument error is not one of
+ * these: it is the caller's, and sends nothing. */
+int ecoi_fail_call(eco_ctx *c, int kind, int status);
 
 /* The barrier's exchange of empty messages: a barrier, and what every
  * collective does with count 0 (so that members that disagree about the
@@ -513,6 +521,15 @@ void ecoi_preorder_offsets(const eco_tree *t, const int *counts, size_t *off);
  * sum of the counts. */
 int ecoi_check_blocks(int n, const int *counts, const int *displs, const void *buf,
                       size_t *total);
+/* The same for a send and a receive layout (alltoallv), and no send
+ * block shares a byte with a receive block; size bytes per element.
+ * O(n log n).  ECO_ERR_NOMEM when the room to sort them is not there:
+ * the caller fails the call with ecoi_fail_call. */
+int ecoi_check_two_layouts(int n, const int *scounts, const int *sdispls, const void *sbuf,
+                           size_t *stotal, const int *rcounts, const int *rdispls,
+                           const void *rbuf, size_t *rtotal, size_t size);
+/* Tests: the next allocation of those checks in this thread fails. */
+extern __thread int ecoi_fail_block_alloc;
 /* 1 when [p, p + len) meets one of the blocks. */
 int ecoi_overlap_blocks(int n, const int *counts, const int *displs, size_t size,
                         const void *buf, const void *p, size_t len);

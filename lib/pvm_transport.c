@@ -10,8 +10,11 @@
  * buffers it makes and frees itself.
  *
  * Agreement: every message starts with its sender's call signature
- * (ecoi_sig: operation, root, count, datatype, op).  A receiver whose own
- * differs fails with ECO_ERR_MISMATCH.  A member that waits longer than
+ * (ecoi_sig: operation, root, count, datatype, op) and the number of
+ * elements it carries.  A receiver whose own signature differs, or that
+ * expects another number of elements, fails with ECO_ERR_MISMATCH (under
+ * every encoding: XDR's packed length is no measure of the elements, so
+ * the count travels instead of being inferred from the bytes).  A member that waits longer than
  * one slice also looks at the messages of the same call from other
  * members (taking them aside for later): one whose signature differs is a
  * mismatch too, so members that disagree on the root (different trees)
@@ -76,10 +79,11 @@
 /* An epoch of flow control: this many messages or bytes. */
 #define ECOI_FLOW_MSGS 16
 #define ECOI_FLOW_BYTES (512 * 1024)
-/* The header of every message: magic, then the signature. */
-#define ECOI_HDR_MAGIC 0x45434f31 /* "ECO1" */
+/* The header of every message: magic, the signature, then the number
+ * of elements that follow. */
+#define ECOI_HDR_MAGIC 0x45434f32 /* "ECO2" */
 #define ECOI_SIG_INTS 5
-#define ECOI_HDR_INTS (1 + ECOI_SIG_INTS)
+#define ECOI_HDR_INTS (1 + ECOI_SIG_INTS + 1)
 
 /* A signature as it travels (in the header, and in WAIT): five ints, in
  * the caller's storage (packed in place, it must live until the send). */
@@ -102,6 +106,7 @@ static ecoi_sig sig_of_ints(const int *v)
  * queue (its header read) while waiting for someone else. */
 typedef struct stashed {
     int src, tag, bid;
+    int count;                  /* the elements its header announced */
     struct stashed *next;
 } stashed;
 
@@ -572,6 +577,7 @@ static int tp_send(ecoi_transport *t, int dest, int tag, const void *buf,
     if ((rc = flow_wait(p, dest)) != ECO_OK)
         return rc;
     sig_to_ints(&t->sig, hdr + 1);
+    hdr[1 + ECOI_SIG_INTS] = (int)count;
     bid = pvm_mkbuf(p->encoding);
     if (bid < 0)
         return tp_pvm_error(p, bid);
@@ -591,25 +597,29 @@ static int tp_send(ecoi_transport *t, int dest, int tag, const void *buf,
 }
 
 /* Read the header of the active receive buffer: ECO_OK when its
- * signature is this member's. */
-static int check_header(const pvm_tp *p)
+ * signature is this member's; *count the elements it announces. */
+static int check_header(const pvm_tp *p, int *count)
 {
     int h[ECOI_HDR_INTS];
     ecoi_sig theirs;
 
+    *count = -1;
     if (pvm_upkint(h, ECOI_HDR_INTS, 1) < 0 || h[0] != ECOI_HDR_MAGIC)
         return ECO_ERR_MISMATCH;
     theirs = sig_of_ints(h + 1);
+    *count = h[1 + ECOI_SIG_INTS];
     return ecoi_sig_equal(&theirs, &p->base.sig) ? ECO_OK : ECO_ERR_MISMATCH;
 }
 
-/* The first stashed message (src, tag), taken off the stash; 0 if none. */
-static int unstash(pvm_tp *p, int src, int tag)
+/* The first stashed message (src, tag), taken off the stash (*count the
+ * elements its header announced); 0 if none. */
+static int unstash(pvm_tp *p, int src, int tag, int *count)
 {
     for (stashed **pp = &p->stash; *pp; pp = &(*pp)->next)
         if ((*pp)->src == src && (*pp)->tag == tag) {
             stashed *s = *pp;
             int bid = s->bid;
+            *count = s->count;
             *pp = s->next;
             free(s);
             return bid;
@@ -625,7 +635,7 @@ static int unstash(pvm_tp *p, int src, int tag)
  */
 static int peek(pvm_tp *p, int src, int tag, int *bid)
 {
-    int b, bytes, mtag, mtid, r;
+    int b, bytes, mtag, mtid, r, count;
 
     *bid = 0;
     while ((b = pvm_nrecv(-1, tag)) > 0) {
@@ -638,7 +648,7 @@ static int peek(pvm_tp *p, int src, int tag, int *bid)
             *bid = b;
             return ECO_OK;
         }
-        if (check_header(p) != ECO_OK) {
+        if (check_header(p, &count) != ECO_OK) {
             pvm_freebuf(b);
             return ECO_ERR_MISMATCH;
         }
@@ -650,6 +660,7 @@ static int peek(pvm_tp *p, int src, int tag, int *bid)
         s->src = r;
         s->tag = tag;
         s->bid = b;
+        s->count = count;
         s->next = NULL;
         stashed **tail = &p->stash;
         while (*tail)
@@ -661,13 +672,14 @@ static int peek(pvm_tp *p, int src, int tag, int *bid)
 
 /* Wait for the message (src, tag); fail when src exits or gives up, or
  * when a message of this call reveals a disagreement.  *read_hdr: the
- * message's header has been read already (it was stashed). */
-static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr)
+ * message's header has been read already (it was stashed; *count the
+ * elements it announced). */
+static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr, int *count)
 {
     int grace = ECOI_EXIT_GRACE_SLICES, slices = 0, rc;
 
     *read_hdr = 0;
-    if ((*bid = unstash(p, src, tag)) > 0) {
+    if ((*bid = unstash(p, src, tag, count)) > 0) {
         *read_hdr = 1;
         return ECO_OK;
     }
@@ -701,9 +713,10 @@ static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr)
     }
 }
 
-/* The message bid from src, taken: pass it on, check it, unpack it. */
-static int deliver(pvm_tp *p, int src, int tag, int bid, int read_hdr, void *buf,
-                   size_t count, int datatype, const int *fwd, int nfwd)
+/* The message bid from src, taken: pass it on, check it, unpack it.
+ * read_hdr: its header was read (stashed), announcing theirs elements. */
+static int deliver(pvm_tp *p, int src, int tag, int bid, int read_hdr, int theirs,
+                   void *buf, size_t count, int datatype, const int *fwd, int nfwd)
 {
     const size_t payload = count * ecoi_type_size(datatype);
     int bytes, mtag, mtid, rc = ECO_OK;
@@ -722,9 +735,14 @@ static int deliver(pvm_tp *p, int src, int tag, int bid, int read_hdr, void *buf
     }
     pvm_setrbuf(bid);
     if (rc == ECO_OK && !read_hdr)
-        rc = check_header(p);
+        rc = check_header(p, &theirs);
+    /* The sender's count, under every encoding (members that disagree on
+     * a pair's count in alltoallv, say, where the signature carries none). */
+    if (rc == ECO_OK && (size_t)theirs != count)
+        rc = ECO_ERR_MISMATCH;
     if (rc == ECO_OK && (rc = pvm_bufinfo(bid, &bytes, &mtag, &mtid)) < 0)
         rc = tp_pvm_error(p, rc);
+    /* Raw and in place: the bytes must match too. */
     if (rc == ECO_OK && p->encoding != PvmDataDefault &&
         (size_t)bytes != ECOI_HDR_INTS * sizeof(int) + payload)
         rc = ECO_ERR_MISMATCH;
@@ -740,14 +758,14 @@ static int tp_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
                    int datatype, const int *fwd, int nfwd)
 {
     pvm_tp *p = (pvm_tp *)t;
-    int bid, read_hdr, rc;
+    int bid, read_hdr, theirs = -1, rc;
 
     if (count > INT_MAX)
         return ECO_ERR_ARG;
-    rc = wait_msg(p, src, tag, &bid, &read_hdr);
+    rc = wait_msg(p, src, tag, &bid, &read_hdr, &theirs);
     if (rc != ECO_OK)
         return rc;
-    return deliver(p, src, tag, bid, read_hdr, buf, count, datatype, fwd, nfwd);
+    return deliver(p, src, tag, bid, read_hdr, theirs, buf, count, datatype, fwd, nfwd);
 }
 
 static double now_seconds(void)
@@ -763,11 +781,11 @@ static int tp_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t co
                        int datatype, const int *fwd, int nfwd)
 {
     pvm_tp *p = (pvm_tp *)t;
-    int bid, read_hdr = 1, rc;
+    int bid, read_hdr = 1, theirs = -1, rc;
 
     if (count > INT_MAX)
         return ECO_ERR_ARG;
-    if ((bid = unstash(p, src, tag)) <= 0) {
+    if ((bid = unstash(p, src, tag, &theirs)) <= 0) {
         read_hdr = 0;
         bid = pvm_nrecv(p->tids[src], tag);
         if (bid < 0)
@@ -794,7 +812,7 @@ static int tp_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t co
         }
         return ECOI_AGAIN;
     }
-    return deliver(p, src, tag, bid, read_hdr, buf, count, datatype, fwd, nfwd);
+    return deliver(p, src, tag, bid, read_hdr, theirs, buf, count, datatype, fwd, nfwd);
 }
 
 static int tp_poll(ecoi_transport *t)

@@ -36,7 +36,13 @@
  *                 long as its slowest message and combine, or as its
  *                 busiest resource when the round's messages share one;
  *   direct:       each member's n - 1 sends, each subnet's shared link
- *                 carrying all its members' blocks out and in.
+ *                 carrying all its members' blocks out and in;
+ *   scatter:      the messages down the tree overlapping on the network
+ *                 (sends do not wait for their receivers), each taking
+ *                 the host, subnet and site links it crosses as they
+ *                 come free, in the order they were sent (tree_scatter);
+ *   gather:       the same up the tree, every member sending as soon as
+ *                 its subtree is in (tree_gather_net).
  */
 #include <limits.h>
 #include <math.h>
@@ -162,6 +168,7 @@ static const ecoi_algorithm algorithms[] = {
     { "flat",      ECOI_C_GATHER,    ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "star",      ECOI_C_SCATTER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "flat",      ECOI_C_SCATTER,   ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "flat-far",  ECOI_C_SCATTER,   ECOI_RUN_TREE,  { ECOI_AMONG_STAR_FAR, ECOI_K_STAR, ECOI_K_STAR }, 0 },
     { "gather-bcast", ECOI_C_ALLGATHER, ECOI_RUN_TREE, { ECOI_AMONG_TREE, ECOI_K_STAR, ECOI_K_STAR }, 0 },
     { "flat-bcast", ECOI_C_ALLGATHER, ECOI_RUN_TREE, { ECOI_AMONG_STAR, ECOI_K_STAR, ECOI_K_STAR }, 0 },
     { "ring",      ECOI_C_ALLGATHER, ECOI_RUN_RING,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
@@ -616,6 +623,203 @@ static double tree_gather(const pm *p, const eco_tree *t, double bytes)
     return out;
 }
 
+/* The first free time at or after `at` on a resource free from *free,
+ * held for d seconds from then. */
+static double take(double *free, double at, double d)
+{
+    double st = fmax(at, *free);
+
+    *free = st + d;
+    return st;
+}
+
+/* What a byte costs a member's host's own link: no more than a pair
+ * inside its subnet pays, else (not measured) the pair's cost. */
+static double host_beta(const pm *p, int m, double pair_beta)
+{
+    int s = p->sub[m];
+    double in = s >= 0 ? p->model->link[s * p->model->nsubnets + s].beta : 0.0;
+
+    return in > 0 ? fmin(in, pair_beta) : pair_beta;
+}
+
+/* One message of b bytes from u to v sent at st, through the resources
+ * (free times in r): the sender's host's link out, its subnet's and its
+ * site's shared links out, the receiver's site's and subnet's links in
+ * and its host's, each taken as it comes free (first come, first
+ * served) from when the message started on the link before, each at its
+ * own rate; it has arrived when the last has carried it. */
+typedef struct netres {
+    double *sub_out, *sub_in, *site_out, *site_in, *host_out, *host_in;
+} netres;
+
+static double net_send(const pm *p, netres *r, int u, int v, double st, double b)
+{
+    int su = p->sub[u], sv = p->sub[v], hu = p->mh[u], hv = p->mh[v];
+    int hosts = hu >= 0 && hv >= 0 && hu != hv && hu < p->nhosts && hv < p->nhosts;
+    ecoi_cost c = pair_cost(p, u, v);
+    double end = st + c.beta * b, d;
+
+    if (hosts) {
+        d = host_beta(p, u, c.beta) * b;
+        st = take(&r->host_out[hu], st, d);
+        end = fmax(end, st + d);
+    }
+    if (su != sv && su >= 0 && p->model->uplink[su] > 0) {
+        st = take(&r->sub_out[su], st, p->model->uplink[su] * b);
+        end = fmax(end, r->sub_out[su]);
+    }
+    if (p->site && p->site[u] != p->site[v] && p->site[u] < p->n && p->site[v] < p->n) {
+        st = take(&r->site_out[p->site[u]], st, c.beta * b);
+        end = fmax(end, r->site_out[p->site[u]]);
+        st = take(&r->site_in[p->site[v]], st, c.beta * b);
+        end = fmax(end, r->site_in[p->site[v]]);
+    }
+    if (su != sv && sv >= 0 && p->model->uplink[sv] > 0) {
+        st = take(&r->sub_in[sv], st, p->model->uplink[sv] * b);
+        end = fmax(end, r->sub_in[sv]);
+    }
+    if (hosts) {
+        d = host_beta(p, v, c.beta) * b;
+        st = take(&r->host_in[hv], st, d);
+        end = fmax(end, st + d);
+    }
+    return end;
+}
+
+/* Room for the resources' free times (zeroed); NULL when out of memory. */
+static double *netres_new(const pm *p, netres *r)
+{
+    const size_t n = (size_t)p->n, S = (size_t)p->model->nsubnets + 1;
+    const size_t H = (size_t)p->nhosts + 1;
+    double *v = calloc(2 * S + 2 * n + 2 * H, sizeof *v);
+
+    if (v) {
+        r->sub_out = v;
+        r->sub_in = v + S;
+        r->site_out = r->sub_in + S;
+        r->site_in = r->site_out + n;
+        r->host_out = r->site_in + n;
+        r->host_in = r->host_out + H;
+    }
+    return v;
+}
+
+/* A scatter of `bytes` per member down tree t, one message per edge
+ * carrying the child's whole subtree.  A member's sends do not wait for
+ * their receivers (it spends alpha on each, in its children's order), so
+ * messages overlap on the network (net_send). */
+static double tree_scatter(const pm *p, const eco_tree *t, double bytes)
+{
+    double *ready = calloc((size_t)p->n, sizeof *ready), out = 0.0;
+    netres r;
+    double *res = netres_new(p, &r);
+
+    if (!ready || !res) {
+        free(ready);
+        free(res);
+        return INFINITY;
+    }
+    for (int i = 0; i < t->n; i++) {
+        int u = t->order[i];
+        double at = ready[u];
+        for (int j = t->child_off[u]; j < t->child_off[u + 1]; j++) {
+            int v = t->child[j];
+            at += pair_cost(p, u, v).alpha;
+            ready[v] = net_send(p, &r, u, v, at, bytes * t->subtree[v]);
+            out = fmax(out, ready[v]);
+        }
+    }
+    free(ready);
+    free(res);
+    return out;
+}
+
+/* A gather of `bytes` per member up tree t with its messages overlapping
+ * on the network: every member sends its subtree's run as soon as it has
+ * it (the leaves at once), the messages take the links they cross in the
+ * order they leave (net_send), and a parent takes its children's
+ * messages one by one in its children's order, alpha each.  Events in
+ * time order: a member leaves when its last child's message is in.
+ * Which of the messages that leave at once goes first is not known: the
+ * prediction lets those that go further (to a parent deeper in the tree,
+ * which relays them) go last, the worse order. */
+static double tree_gather_net(const pm *p, const eco_tree *t, double bytes)
+{
+    const int n = t->n;
+    double *done = malloc((size_t)n * 2 * sizeof *done), *arrive, out = 0.0;
+    int *heap = malloc((size_t)n * 3 * sizeof *heap), *left, *depth, len = 0;
+    netres r;
+    double *res = netres_new(p, &r);
+
+    if (!done || !heap || !res) {
+        free(done);
+        free(heap);
+        free(res);
+        return INFINITY;
+    }
+    arrive = done + n;
+    left = heap + n;
+    depth = left + n;
+    for (int i = 0; i < n; i++) {
+        int m = t->order[i];
+        depth[m] = t->parent[m] < 0 ? 0 : depth[t->parent[m]] + 1;
+    }
+    /* a min-heap of the members ready to send, by done[], then by depth */
+#define HLESS(a, b) (done[heap[a]] < done[heap[b]] || \
+                     (done[heap[a]] == done[heap[b]] && \
+                      (depth[heap[a]] < depth[heap[b]] || \
+                       (depth[heap[a]] == depth[heap[b]] && heap[a] < heap[b]))))
+#define HSWAP(a, b) do { int x_ = heap[a]; heap[a] = heap[b]; heap[b] = x_; } while (0)
+    for (int m = 0; m < n; m++) {
+        left[m] = t->child_off[m + 1] - t->child_off[m];
+        done[m] = 0.0;
+        if (left[m] == 0 && t->parent[m] >= 0) {
+            int i = len++;
+            heap[i] = m;
+            for (; i > 0 && HLESS(i, (i - 1) / 2); i = (i - 1) / 2)
+                HSWAP(i, (i - 1) / 2);
+        }
+    }
+    while (len > 0) {
+        int v = heap[0], u = t->parent[v];
+        heap[0] = heap[--len];
+        for (int i = 0;;) {
+            int l = 2 * i + 1, m = i;
+            if (l < len && HLESS(l, m))
+                m = l;
+            if (l + 1 < len && HLESS(l + 1, m))
+                m = l + 1;
+            if (m == i)
+                break;
+            HSWAP(i, m);
+            i = m;
+        }
+        arrive[v] = net_send(p, &r, v, u, done[v], bytes * t->subtree[v]);
+        if (--left[u] == 0) {
+            /* all of u's children are in: u takes them in its order */
+            double at = 0.0;
+            for (int j = t->child_off[u]; j < t->child_off[u + 1]; j++)
+                at = fmax(at, arrive[t->child[j]]) + pair_cost(p, t->child[j], u).alpha;
+            done[u] = at;
+            if (t->parent[u] < 0) {
+                out = fmax(out, at);
+            } else {
+                int i = len++;
+                heap[i] = u;
+                for (; i > 0 && HLESS(i, (i - 1) / 2); i = (i - 1) / 2)
+                    HSWAP(i, (i - 1) / 2);
+            }
+        }
+    }
+#undef HLESS
+#undef HSWAP
+    free(done);
+    free(heap);
+    free(res);
+    return out;
+}
+
 /* hier: gather in each subnet's tree, leaders exchange their runs, each
  * subnet's tree broadcasts the whole vector. */
 static double hier_time(const pm *p, const eco_tree *forest, const int *leaders, int S,
@@ -929,8 +1133,9 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
         }
         break;
     case ECOI_C_GATHER:
+        return tree_gather_net(p, t, bytes);
     case ECOI_C_SCATTER:
-        return tree_gather(p, t, bytes);
+        return tree_scatter(p, t, bytes);
     case ECOI_C_SCAN:
     case ECOI_C_EXSCAN:
         return 2 * tree_gather(p, t, bytes);

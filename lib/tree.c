@@ -574,7 +574,8 @@ static void apply_pick(build *b, sched *q, pick p)
      * subnet is ever ready to send.  In a star only the root's subnet
      * ever sends. */
     q->ready[p.s] = b->chain ? INFINITY : p.at;
-    q->ready[p.t] = b->shape.subnets == ECOI_AMONG_STAR ? INFINITY : p.at;
+    q->ready[p.t] = b->shape.subnets == ECOI_AMONG_STAR ||
+                    b->shape.subnets == ECOI_AMONG_STAR_FAR ? INFINITY : p.at;
     if (p.s >= q->c.sm)
         heap_push(&q->h, p.s);
     if (p.t >= q->c.sm)
@@ -669,6 +670,14 @@ static int children_of(const build *b, int m, int *out)
             if (out)
                 out[cnt] = rep_of(b, t);
             cnt++;
+        }
+    /* STAR_FAR: the dearest subnet first (the schedule took the cheapest
+     * first), so that a scatter starts on its slowest link first */
+    if (out && b->shape.subnets == ECOI_AMONG_STAR_FAR)
+        for (int i = 0, j = cnt - 1; i < j; i++, j--) {
+            int x = out[i];
+            out[i] = out[j];
+            out[j] = x;
         }
     if (q == 0) {
         long long nh = b->sstart[s + 1] - b->sstart[s];
@@ -870,7 +879,11 @@ int eco_tree_build(const eco_map *map, int n, const int *member_host,
  *
  * ECOI_AMONG_STAR: the root's subnet sends to every other subnet itself,
  * cheapest first (gather and scatter: no block is relayed through a
- * third subnet's link).
+ * third subnet's link).  ECOI_AMONG_STAR_FAR: the same, dearest first:
+ * a scatter's sends do not wait for their receivers, so the slowest
+ * subnet's link, started first, carries its blocks while the root's link
+ * carries the others' (cheapest first, it started when the root's link
+ * had carried all the others').
  *
  * khosts, ktasks: the degree among a subnet's hosts and among a host's
  * tasks: the subnet file's k (0), a given k (2: short messages, where a

@@ -83,18 +83,62 @@ void ecoi_preorder_offsets(const eco_tree *t, const int *counts, size_t *off)
         off[i + 1] = off[i] + (counts ? (size_t)counts[t->order[i]] : 1);
 }
 
+__thread int ecoi_fail_block_alloc;
+
+/* A byte range [start, end). */
+typedef struct span {
+    uintptr_t start, end;
+} span;
+
 static int by_start(const void *a, const void *b)
 {
-    const size_t *x = a, *y = b;
-    return x[0] < y[0] ? -1 : x[0] > y[0];
+    const span *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
 }
 
-int ecoi_check_blocks(int n, const int *counts, const int *displs, const void *buf,
-                      size_t *total)
+/* The non-empty blocks of a layout appended to sp (bytes from buf). */
+static size_t add_spans(span *sp, size_t k, int n, const int *counts, const int *displs,
+                        const void *buf, size_t size)
 {
-    size_t (*span)[2], k = 0;
-    int rc = ECO_OK;
+    for (int q = 0; q < n; q++)
+        if (counts[q] > 0) {
+            sp[k].start = (uintptr_t)buf + (uintptr_t)displs[q] * size;
+            sp[k].end = sp[k].start + (uintptr_t)counts[q] * size;
+            k++;
+        }
+    return k;
+}
 
+/* 1 when two of the k spans share a byte: sorted by start, one begins
+ * before the spans ahead of it have all ended.  O(k log k). */
+static int spans_meet(span *sp, size_t k)
+{
+    uintptr_t end = 0;
+
+    qsort(sp, k, sizeof *sp, by_start);
+    for (size_t i = 0; i < k; i++) {
+        if (i > 0 && sp[i].start < end)
+            return 1;
+        end = sp[i].end > end ? sp[i].end : end;
+    }
+    return 0;
+}
+
+/* Room for the spans of nlay layouts of n blocks; NULL when out of
+ * memory (or made to fail, ecoi_fail_block_alloc). */
+static span *spans_alloc(int n, int nlay)
+{
+    if (ecoi_fail_block_alloc) {
+        ecoi_fail_block_alloc = 0;
+        return NULL;
+    }
+    return malloc((size_t)nlay * (size_t)n * sizeof(span) + 1);
+}
+
+/* The argument checks of one layout, without the overlap. */
+static int check_layout(int n, const int *counts, const int *displs, const void *buf,
+                        size_t *total)
+{
     *total = 0;
     if (!counts || !displs)
         return ECO_ERR_ARG;
@@ -103,22 +147,47 @@ int ecoi_check_blocks(int n, const int *counts, const int *displs, const void *b
             return ECO_ERR_ARG;
         *total += (size_t)counts[q];
     }
-    if (*total && !buf)
-        return ECO_ERR_ARG;
-    /* no two non-empty blocks share an element: sorted by start, each
-     * ends before the next begins */
-    if (!(span = malloc((size_t)n * sizeof *span + 1)))
+    return *total && !buf ? ECO_ERR_ARG : ECO_OK;
+}
+
+int ecoi_check_blocks(int n, const int *counts, const int *displs, const void *buf,
+                      size_t *total)
+{
+    span *sp;
+    int rc = check_layout(n, counts, displs, buf, total);
+
+    if (rc != ECO_OK)
+        return rc;
+    /* no two non-empty blocks share an element (in elements: from 0,
+     * size 1) */
+    if (!(sp = spans_alloc(n, 1)))
         return ECO_ERR_NOMEM;
-    for (int q = 0; q < n; q++)
-        if (counts[q] > 0) {
-            span[k][0] = (size_t)displs[q];
-            span[k++][1] = (size_t)displs[q] + (size_t)counts[q];
-        }
-    qsort(span, k, sizeof *span, by_start);
-    for (size_t i = 1; i < k && rc == ECO_OK; i++)
-        if (span[i][0] < span[i - 1][1])
-            rc = ECO_ERR_ARG;
-    free(span);
+    rc = spans_meet(sp, add_spans(sp, 0, n, counts, displs, NULL, 1)) ? ECO_ERR_ARG : ECO_OK;
+    free(sp);
+    return rc;
+}
+
+int ecoi_check_two_layouts(int n, const int *scounts, const int *sdispls, const void *sbuf,
+                           size_t *stotal, const int *rcounts, const int *rdispls,
+                           const void *rbuf, size_t *rtotal, size_t size)
+{
+    span *sp;
+    size_t k;
+    int rc = check_layout(n, rcounts, rdispls, rbuf, rtotal);
+
+    if (rc == ECO_OK)
+        rc = check_layout(n, scounts, sdispls, sbuf, stotal);
+    if (rc != ECO_OK)
+        return rc;
+    /* Each layout's blocks apart, and apart from the other's: in bytes,
+     * all of them at once (the blocks of the two are in different
+     * buffers, or in one) */
+    if (!(sp = spans_alloc(n, 2)))
+        return ECO_ERR_NOMEM;
+    k = add_spans(sp, 0, n, rcounts, rdispls, rbuf, size);
+    k = add_spans(sp, k, n, scounts, sdispls, sbuf, size);
+    rc = spans_meet(sp, k) ? ECO_ERR_ARG : ECO_OK;
+    free(sp);
     return rc;
 }
 
@@ -260,7 +329,7 @@ int eco_gatherv(eco_ctx *ctx, const void *sendbuf, int sendcount, void *recvbuf,
     if (recvbuf == ECO_IN_PLACE)
         return ECO_ERR_ARG;
     if (gets && (rc = ecoi_check_blocks(ctx->n, recvcounts, displs, recvbuf, &total)) != ECO_OK)
-        return rc;
+        return rc == ECO_ERR_NOMEM ? ecoi_fail_call(ctx, ECOI_KIND_GATHERV, rc) : rc;
     if (sendbuf == ECO_IN_PLACE) {    /* this member's block is in recvbuf */
         if (!gets)
             return ECO_ERR_ARG;
@@ -352,7 +421,7 @@ int eco_scatterv(eco_ctx *ctx, const void *sendbuf, const int *sendcounts,
         return ECO_ERR_ARG;
     if (root == ctx->rank && (rc = ecoi_check_blocks(ctx->n, sendcounts, displs, sendbuf,
                                                      &total)) != ECO_OK)
-        return rc;
+        return rc == ECO_ERR_NOMEM ? ecoi_fail_call(ctx, ECOI_KIND_SCATTERV, rc) : rc;
     if (recvbuf == ECO_IN_PLACE) {        /* the root's block stays in sendbuf */
         if (root != ctx->rank)
             return ECO_ERR_ARG;

@@ -812,7 +812,8 @@ int ecot_battery(eco_ctx *ctx, int depth, ecot_report *rep)
 enum { OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_GATHER, OP_ALLGATHER, OP_SCATTER,
        OP_ALLTOALL, OP_SCAN, OP_GATHERV, OP_ALLGATHERV, OP_SCATTERV, OP_ALLTOALLV,
        OP_REDUCE_SCATTER, OP_EXSCAN, NOPS };
-enum { D_COUNT_FIRST, D_COUNT_LAST, D_COUNT_ZERO, D_TYPE, D_ROOT, D_OP, D_KIND, NDIFFS };
+enum { D_COUNT_FIRST, D_COUNT_LAST, D_COUNT_ZERO, D_TYPE, D_ROOT, D_OP, D_KIND,
+       D_PAIR_MORE, D_PAIR_NONE, D_PAIR_EXPECT_NONE, NDIFFS };
 static const char *const op_names[NOPS] = {
     "bcast", "reduce", "reduce-to-all", "gather", "gather-to-all", "scatter",
     "alltoall", "scan", "gatherv", "gather-to-all with counts", "scatterv", "alltoallv",
@@ -821,13 +822,16 @@ static const char *const op_names[NOPS] = {
 static const char *const diff_names[NDIFFS] = {
     "count+1 at rank 0", "count+1 at the last rank", "count 0 at rank 2",
     "float for int at rank 1", "another root at rank 1", "max for sum at rank 1",
-    "a barrier at rank 1"
+    "a barrier at rank 1", "rank 1 sends rank 2 one more", "rank 1 sends rank 2 none",
+    "rank 2 expects none from rank 1"
 };
 static const int mm_counts[] = { 5, 3000 };
 #define NCOUNTS ((int)(sizeof mm_counts / sizeof mm_counts[0]))
 
 /* Does the difference apply to the operation (of mm_counts[c])?  The
- * vector forms with the short count only. */
+ * vector forms with the short count only; the differences of one pair's
+ * count to alltoallv only (no other member can see them: only the pair's
+ * receiver can tell). */
 static int applies(int op, int d, int c)
 {
     int rooted = op == OP_BCAST || op == OP_REDUCE || op == OP_GATHER || op == OP_SCATTER ||
@@ -835,7 +839,10 @@ static int applies(int op, int d, int c)
     int has_op = op == OP_REDUCE || op == OP_ALLREDUCE || op == OP_SCAN ||
                  op == OP_REDUCE_SCATTER || op == OP_EXSCAN;
 
-    return (d != D_ROOT || rooted) && (d != D_OP || has_op) && (op < OP_GATHERV || c == 0);
+    int pair = d == D_PAIR_MORE || d == D_PAIR_NONE || d == D_PAIR_EXPECT_NONE;
+
+    return (d != D_ROOT || rooted) && (d != D_OP || has_op) && (op < OP_GATHERV || c == 0) &&
+           (!pair || op == OP_ALLTOALLV);
 }
 
 int ecot_mismatch_cases(void)
@@ -857,7 +864,7 @@ int ecot_mismatch_run(eco_ctx *ctx, int k, int *first, int *second)
     int op = k / (NDIFFS * NCOUNTS), d = k / NCOUNTS % NDIFFS;
     int count = mm_counts[k % NCOUNTS], dt = PVM_INT, root = n > 1 ? 1 : 0;
     eco_op f = ECO_SUM;
-    int *a, *b, *cnt, *dsp;
+    int *a, *b, *cnt, *dsp, *scnt;
 
     *first = *second = ECO_OK;
     if (!applies(op, d, k % NCOUNTS) || n < 3)
@@ -877,12 +884,19 @@ int ecot_mismatch_run(eco_ctx *ctx, int k, int *first, int *second)
     for (size_t i = 0; i < (size_t)n * (size_t)(count + 1); i++)
         a[i] = (int)i + me;
     /* the vector forms: count for every member, blocks count + 1 apart */
-    cnt = xalloc(2 * (size_t)n * sizeof *cnt);
+    cnt = xalloc(3 * (size_t)n * sizeof *cnt);
     dsp = cnt + n;
+    scnt = dsp + n;           /* alltoallv's send counts */
     for (int q = 0; q < n; q++) {
-        cnt[q] = count;
+        cnt[q] = scnt[q] = count;
         dsp[q] = q * (count + 1);
     }
+    if (d == D_PAIR_MORE && me == 1)
+        scnt[2] = count + 1;
+    if (d == D_PAIR_NONE && me == 1)
+        scnt[2] = 0;
+    if (d == D_PAIR_EXPECT_NONE && me == 2)
+        cnt[1] = 0;
     if (d == D_KIND && me == 1)
         *first = eco_barrier(ctx);
     else
@@ -900,7 +914,7 @@ int ecot_mismatch_run(eco_ctx *ctx, int k, int *first, int *second)
             break;
         case OP_SCATTERV: *first = eco_scatterv(ctx, a, cnt, dsp, b, count, dt, root); break;
         case OP_ALLTOALLV:
-            *first = eco_alltoallv(ctx, a, cnt, dsp, b, cnt, dsp, dt);
+            *first = eco_alltoallv(ctx, a, scnt, dsp, b, cnt, dsp, dt);
             break;
         case OP_REDUCE_SCATTER: *first = eco_reduce_scatter(ctx, a, b, cnt, dt, f); break;
         case OP_EXSCAN: *first = eco_exscan(ctx, a, b, count, dt, f); break;

@@ -827,14 +827,20 @@ static void test_flow(void)
     drain_notices();
 }
 
-/* Members that disagree on the count, datatype, root, op or operation:
- * every member sees an error (in the call, or at its next call), and no
- * member waits more than 5 s for it. */
-static void test_mismatch(void)
+/* Members that disagree on the count, datatype, root, op or operation
+ * (or on one pair's count in alltoallv): every member sees an error (in
+ * the call, or at its next call), and no member waits more than 5 s for
+ * it; encoding: NULL, or ECO_ENCODING=... */
+static void run_mismatch(char *encoding)
 {
-    char *env[] = { subnet_file(2), getenv("ECO_DEBUG") ? "ECO_DEBUG=1" : NULL, NULL };
-    int tids[8], n = 7;
+    char *env[4] = { subnet_file(2) };
+    int tids[8], n = 7, ne = 1;
     outcome out[8];
+
+    if (encoding)
+        env[ne++] = encoding;
+    if (getenv("ECO_DEBUG"))
+        env[ne++] = "ECO_DEBUG=1";
 
     CU_ASSERT_FATAL(spawn_workers(n, "mismatch", env, tids) == n);
     collect(n, tids, out, 600);
@@ -850,6 +856,18 @@ static void test_mismatch(void)
                     out[i].failures, out[i].checks, out[i].first, out[i].extra);
     }
     drain_notices();
+}
+
+static void test_mismatch(void)
+{
+    run_mismatch(NULL);
+}
+
+/* The same under XDR, where PVM's packed length tells nothing about the
+ * elements: the count the header carries does. */
+static void test_mismatch_xdr(void)
+{
+    run_mismatch("ECO_ENCODING=xdr");
 }
 
 /* The integration run under valgrind: no error, no definite leak. */
@@ -908,6 +926,7 @@ static const eco_unit_test tests[] = {
     { "eco_init_spawn, eco_tid, the log hook", test_spawn },
     { "a member killed mid-collective", test_killed_member },
     { "members that disagree all fail within 5 s", test_mismatch },
+    { "members that disagree all fail within 5 s, XDR encoding", test_mismatch_xdr },
     { "300 contexts: late rank 0, nothing left, flat memory", test_contexts },
     { "flow control: a late root, 400 reduces of 64 KB", test_flow },
     { "the cost model of a version 3 file in every member", test_model },

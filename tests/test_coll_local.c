@@ -311,11 +311,12 @@ static void test_chain_trees(void)
 
 /* The name select.c predicts fastest for coll on map m (the map's model,
  * or the defaults); *segment its segment. */
-static const char *winner(const eco_map *m, const config *c, int coll, size_t bytes,
-                          size_t *segment)
+static const char *winner_at(const eco_map *m, const config *c, int coll, int root,
+                             size_t bytes, size_t *segment)
 {
     ecoi_prediction pr[16];
-    int k = ecoi_predict(m, m->model, c->n, c->member_host, NULL, coll, 0, bytes, -1, pr, 16);
+    int k = ecoi_predict(m, m->model, c->n, c->member_host, NULL, coll, root, bytes, -1, pr,
+                         16);
     int best = 0;
 
     CU_ASSERT_FATAL(k > 0);
@@ -329,6 +330,18 @@ static const char *winner(const eco_map *m, const config *c, int coll, size_t by
     if (segment)
         *segment = pr[best].segment;
     return ecoi_algorithm_at(pr[best].algorithm)->name;
+}
+
+static const char *winner(const eco_map *m, const config *c, int coll, size_t bytes,
+                          size_t *segment)
+{
+    return winner_at(m, c, coll, 0, bytes, segment);
+}
+
+static const char *winner_root(const eco_map *m, const config *c, int coll, int root,
+                               size_t bytes)
+{
+    return winner_at(m, c, coll, root, bytes, NULL);
 }
 
 /* A planted model: inside subnets alpha_in/beta_in, between them
@@ -395,7 +408,9 @@ static void test_select_planted(void)
                 ecoi_map_set_cost(m, a, b, 12.5e-3);
     m->model->link[0 * 3 + 2] = m->model->link[2 * 3 + 0] = (ecoi_cost){ 400e-6, 8e-7 };
     CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_GATHER, 131072, NULL), "flat");
-    CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_SCATTER, 131072, NULL), "flat");
+    /* (the subnets' links equal, so cheapest or dearest first hardly
+     * matters to a scatter: not relayed is what counts) */
+    CU_ASSERT_STRING_NOT_EQUAL(winner(m, &c, ECOI_C_SCATTER, 131072, NULL), "star");
     /* messages that cost 50 ms each are never cut */
     unplant(m);
     m->model = plant(3, 50e-3, 8e-9, 50e-3, 8e-7, 8e-7);
@@ -403,6 +418,65 @@ static void test_select_planted(void)
     CU_ASSERT_EQUAL(seg, 0);
     unplant(m);
     eco_map_free(m);
+
+    /* Subnets of 3, 2 and 2 hosts behind 10, 20 and 5 Mbit/s
+     * (uneven.topo), the slowest the dearest to reach: a scatter from
+     * subnet 0 that starts on the slowest link first ends when that link
+     * has carried its blocks (the bound), not after the others' too. */
+    {
+        config u = { .n = 7, .nh = 7, .nsub = 3, .degree = { 1, 1, 1 },
+                     .host_subnet = { 0, 0, 0, 1, 1, 2, 2 },
+                     .member_host = { 0, 1, 2, 3, 4, 5, 6 } };
+        static const double up[3] = { 8e-7, 4e-7, 1.6e-6 };
+        ecoi_prediction pr[16];
+        double flat = 0, far = 0;
+        m = make_map(&u);
+        m->model = plant(3, 50e-6, 8e-9, 300e-6, 8e-7, 0);
+        for (int s = 0; s < 3; s++) {
+            m->model->uplink[s] = up[s];
+            for (int t = 0; t < 3; t++)
+                if (s != t)
+                    m->model->link[s * 3 + t].beta = fmax(up[s], up[t]);
+        }
+        for (int a = 0; a < 7; a++)
+            for (int b = 0; b < 7; b++)
+                if (u.host_subnet[a] != u.host_subnet[b])
+                    ecoi_map_set_cost(m, a, b, 1e-3 + 16384 * (up[u.host_subnet[a]] +
+                                                              up[u.host_subnet[b]]));
+        for (int root = 0; root < 5; root++) {
+            CU_ASSERT_STRING_EQUAL(winner_root(m, &u, ECOI_C_SCATTER, root, 16000), "flat-far");
+            CU_ASSERT_STRING_EQUAL(winner_root(m, &u, ECOI_C_SCATTER, root, 131072),
+                                   "flat-far");
+        }
+        /* from subnet 0: 2 x 16000 bytes into subnet 2 at 1.6 us a byte
+         * is the bound (51.2 ms); cheapest first it waits for subnet 1's
+         * 25.6 ms on subnet 0's link */
+        int k = ecoi_predict(m, m->model, u.n, u.member_host, NULL, ECOI_C_SCATTER, 0, 16000,
+                             -1, pr, 16);
+        for (int i = 0; i < k; i++) {
+            if (strcmp(ecoi_algorithm_at(pr[i].algorithm)->name, "flat") == 0)
+                flat = pr[i].seconds;
+            if (strcmp(ecoi_algorithm_at(pr[i].algorithm)->name, "flat-far") == 0)
+                far = pr[i].seconds;
+        }
+        CU_ASSERT(far > 51.2e-3 && far < 53e-3);
+        CU_ASSERT(flat > 76.8e-3 && flat < 79e-3);
+        if (!(far > 51.2e-3 && far < 53e-3) || !(flat > 76.8e-3 && flat < 79e-3))
+            fprintf(stderr, "\n  uneven scatter: flat %.3f ms, flat-far %.3f ms\n",
+                    flat * 1e3, far * 1e3);
+        /* a gather's messages all leave at once: subnet 0's link takes
+         * the 4 blocks of the others in 51.2 ms, subnet 2's its 2 */
+        k = ecoi_predict(m, m->model, u.n, u.member_host, NULL, ECOI_C_GATHER, 0, 16000, -1,
+                         pr, 16);
+        for (int i = 0; i < k; i++)
+            if (strcmp(ecoi_algorithm_at(pr[i].algorithm)->name, "flat") == 0) {
+                CU_ASSERT(pr[i].seconds > 51.2e-3 && pr[i].seconds < 53e-3);
+                if (!(pr[i].seconds > 51.2e-3 && pr[i].seconds < 53e-3))
+                    fprintf(stderr, "\n  uneven gather: flat %.3f ms\n", pr[i].seconds * 1e3);
+            }
+        unplant(m);
+        eco_map_free(m);
+    }
 
     /* Two sites of two subnets of two hosts (multilevel.topo): the
      * exchanges go between the sites' leaders, once across the slow
@@ -569,7 +643,7 @@ static void test_every_algorithm(void)
         "gather=flat,scatter=flat,barrier=flat,scan=flat,allgather=flat-bcast,"
         "gatherv=flat,scatterv=flat,exscan=flat",
         "allreduce=tree-k2,allgather=hier-k2,alltoall=hier", "allreduce=chain-k2",
-        "allreduce=rsag-sites,allgather=hier-sites",
+        "allreduce=rsag-sites,allgather=hier-sites,scatter=flat-far",
         "allreduce=rdouble,scan=rdouble,alltoall=direct,exscan=rdouble,alltoallv=direct",
     };
     char seen[256] = { 0 };
@@ -887,6 +961,150 @@ static void test_disagreement(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* alltoallv's block checks, sorted, against every pair                */
+/* ------------------------------------------------------------------ */
+
+/* The O(n^2) reference: 1 when the layouts are fine. */
+static int layouts_ok_slow(int n, const int *sc, const int *sd, const char *sb,
+                           const int *rc, const int *rd, const char *rb, size_t size)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            if (i != j && ecoi_overlap(sb + sd[i] * size, sc[i] * size, sb + sd[j] * size,
+                                       sc[j] * size))
+                return 0;
+            if (i != j && ecoi_overlap(rb + rd[i] * size, rc[i] * size, rb + rd[j] * size,
+                                       rc[j] * size))
+                return 0;
+            if (ecoi_overlap(sb + sd[i] * size, sc[i] * size, rb + rd[j] * size,
+                             rc[j] * size))
+                return 0;
+        }
+    return 1;
+}
+
+static void test_two_layouts(void)
+{
+    enum { N = 9, CELLS = 64 };
+    static char buf[CELLS * 8];
+    int sc[N], sd[N], rc[N], rd[N], agree = 0, bad = 0;
+    size_t st, rt;
+    unsigned saved = rng_state;
+
+    rng_state = 777;
+    for (int trial = 0; trial < 20000; trial++) {
+        size_t size = 1 + rnd(8);
+        int n = 1 + (int)rnd(N), shift = (int)rnd(4);
+        /* send and receive blocks in one buffer, the receive layout
+         * shift elements on: sometimes apart, often not */
+        for (int q = 0; q < n; q++) {
+            sc[q] = (int)rnd(4);
+            sd[q] = (int)rnd(CELLS / 2);
+            rc[q] = (int)rnd(4);
+            rd[q] = (int)rnd(CELLS / 2);
+        }
+        int want = layouts_ok_slow(n, sc, sd, buf, rc, rd, buf + shift * size, size);
+        int got = ecoi_check_two_layouts(n, sc, sd, buf, &st, rc, rd, buf + shift * size, &rt,
+                                         size);
+        CU_ASSERT_EQUAL(got, want ? ECO_OK : ECO_ERR_ARG);
+        agree += want;
+        bad += !want;
+    }
+    CU_ASSERT(agree > 100 && bad > 100);      /* both outcomes exercised */
+    /* 100,000 members: sorted, well under a second */
+    {
+        const int n = 100000;
+        int *c = malloc(4 * (size_t)n * sizeof *c), *d = c + n, *c2 = d + n, *d2 = c2 + n;
+        char *big = malloc(2 * (size_t)n);
+        struct timespec t0, t1;
+        CU_ASSERT_FATAL(c && big);
+        for (int q = 0; q < n; q++) {
+            c[q] = c2[q] = 1;
+            d[q] = 2 * (n - 1 - q);   /* interleaved, in reverse */
+            d2[q] = 2 * q + 1;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        CU_ASSERT_EQUAL(ecoi_check_two_layouts(n, c, d, big, &st, c2, d2, big, &rt, 1), ECO_OK);
+        d2[n / 2] = 2 * 7;            /* one receive block on a send block */
+        CU_ASSERT_EQUAL(ecoi_check_two_layouts(n, c, d, big, &st, c2, d2, big, &rt, 1),
+                        ECO_ERR_ARG);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        CU_ASSERT((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9 < 1.0);
+        free(c);
+        free(big);
+    }
+    rng_state = saved;
+}
+
+/* ------------------------------------------------------------------ */
+/* A member out of memory before the call: the others fail too.        */
+/* ------------------------------------------------------------------ */
+static int nomem_op;   /* 0 alltoallv, 1 gatherv to all, 2 gatherv, 3 scatterv */
+
+/* Rank 1's check of the blocks finds no memory; every member then makes
+ * one more call (a barrier).  checks: the call's status; failures: the
+ * barrier's. */
+static int nomem_body(eco_ctx *ctx, member *me)
+{
+    const int n = eco_size(ctx), count = 3;
+    int *a = calloc((size_t)(n * count), sizeof *a), *b = calloc((size_t)(n * count), sizeof *b);
+    int *cnt = calloc(2 * (size_t)n, sizeof *cnt), *dsp = cnt + n, rc;
+
+    for (int q = 0; q < n; q++) {
+        cnt[q] = count;
+        dsp[q] = q * count;
+    }
+    if (me->rank == 1)
+        ecoi_fail_block_alloc = 1;
+    switch (nomem_op) {
+    case 0: rc = eco_alltoallv(ctx, a, cnt, dsp, b, cnt, dsp, PVM_INT); break;
+    case 1: rc = eco_gatherv(ctx, a, count, b, cnt, dsp, PVM_INT, ECO_ALL); break;
+    case 2: rc = eco_gatherv(ctx, a, count, b, cnt, dsp, PVM_INT, 1); break;
+    default: rc = eco_scatterv(ctx, a, cnt, dsp, b, count, PVM_INT, 1); break;
+    }
+    ecoi_fail_block_alloc = 0;
+    me->rep.checks = rc;
+    me->rep.failures = eco_barrier(ctx);
+    free(a);
+    free(b);
+    free(cnt);
+    return ECO_OK;
+}
+
+static void test_nomem_before_begin(void)
+{
+    static const char *const names[] = { "alltoallv", "gatherv to all", "gatherv",
+                                         "scatterv" };
+    config c;
+
+    random_config(&c, 6, 2, 4);
+    world_timeout = 10.0;
+    for (nomem_op = 0; nomem_op < 4; nomem_op++) {
+        struct timespec t0, t1;
+        member *ms;
+
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        ms = run_members(&c, ECOT_QUICK, nomem_body, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        for (int r = 0; r < c.n; r++) {
+            int first = ms[r].rep.checks, second = ms[r].rep.failures;
+            /* rank 1 fails in the call; the others in it or in the barrier,
+             * with its error, not by waiting out the timeout */
+            int ok = r == 1 ? first == ECO_ERR_NOMEM && second == ECO_ERR_NOMEM
+                            : (first == ECO_ERR_NOMEM || second == ECO_ERR_NOMEM);
+            CU_ASSERT(ok);
+            if (!ok)
+                fprintf(stderr, "\n  %s: rank %d returned %d, then %d\n", names[nomem_op],
+                        r, first, second);
+        }
+        double took = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+        CU_ASSERT(took < 5.0);
+        free(ms);
+    }
+    world_timeout = 60.0;
+}
+
+/* ------------------------------------------------------------------ */
 /* The simulated transport (eco-sim's): the same battery, exact data     */
 /* ------------------------------------------------------------------ */
 
@@ -981,6 +1199,8 @@ static const eco_unit_test tests[] = {
     { "bad arguments send nothing", test_bad_arguments },
     { "a member dies mid-collective", test_member_dies },
     { "members that disagree all fail", test_disagreement },
+    { "a member out of memory before the call: all fail", test_nomem_before_begin },
+    { "alltoallv's block checks, sorted, against every pair", test_two_layouts },
     { "the simulated transport: exact data, deterministic", test_simulated },
     { NULL, NULL },
 };
