@@ -261,6 +261,10 @@ int eco_igather(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                 int datatype, int root, eco_request **req);
 int eco_iscatter(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                  int datatype, int root, eco_request **req);
+int eco_ialltoall(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+                  int datatype, eco_request **req);
+int eco_iscan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+              int datatype, eco_op op, eco_request **req);
 int eco_ibarrier(eco_ctx *ctx, eco_request **req);
 /* *done 1: the call is complete, *req freed and NULL, its status returned;
  * *done 0: ECO_OK, it goes on. */

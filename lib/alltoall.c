@@ -20,120 +20,176 @@
 #include "eco_coll.h"
 
 /* Block j: count elements at j * count, or (with sc) sc[j] at sd[j] to
- * send and rc_[j] at rd[j] to receive. */
-static int alltoall_run(eco_ctx *ctx, const char *sendbuf, const int *sc, const int *sd,
-                        char *recvbuf, const int *rc_, const int *rd, size_t count,
-                        int datatype)
+ * send and rc_[j] at rd[j] to receive.  One round: the sends, then the
+ * receives as they come. */
+static void sched_direct(ecoi_sched *s, const char *sendbuf, const int *sc, const int *sd,
+                         char *recvbuf, const int *rc_, const int *rd, size_t count)
 {
-    const int n = ctx->n, me = ctx->rank, tag = ecoi_next_tag(ctx);
-    const size_t size = ecoi_type_size(datatype);
-    int rc = ECO_OK;
+    eco_ctx *c = s->c;
+    const int n = c->n, me = c->rank, tag = ecoi_next_tag(c);
+    const size_t size = ecoi_type_size(s->datatype);
 #define SLEN(j) (sc ? (size_t)sc[j] : count)
 #define SAT(j) (sendbuf + (sc ? (size_t)sd[j] : (size_t)(j) * count) * size)
 #define RLEN(j) (sc ? (size_t)rc_[j] : count)
 #define RAT(j) (recvbuf + (sc ? (size_t)rd[j] : (size_t)(j) * count) * size)
 
-    if (RAT(me) != SAT(me))   /* in place: the sends below copy before any receive */
-        memcpy(RAT(me), SAT(me), SLEN(me) * size);
+    /* in place: the sends copy before any receive */
+    ecoi_sched_copy(s, RAT(me), SAT(me), SLEN(me));
     /* Every pair exchanges a message, empty or not: a receiver whose
      * count differs from the sender's fails (ECO_ERR_MISMATCH). */
-    for (int k = 1; k < n && rc == ECO_OK; k++) {
+    for (int k = 1; k < n; k++) {
         int to = (me + k) % n;
-        rc = ctx->tp->send(ctx->tp, to, tag, SAT(to), SLEN(to), datatype);
+        ecoi_sched_send(s, to, tag, SAT(to), SLEN(to));
     }
-    for (int k = 1; k < n && rc == ECO_OK; k++) {
+    for (int k = 1; k < n; k++) {
         int from = (me - k + n) % n;
-        rc = ctx->tp->recv(ctx->tp, from, tag, RAT(from), RLEN(from), datatype, NULL, 0);
+        ecoi_sched_recv(s, from, tag, RAT(from), RLEN(from));
     }
+    ecoi_sched_fence(s);
 #undef SLEN
 #undef SAT
 #undef RLEN
 #undef RAT
-    return rc;
 }
+
+/* What a leader's local steps of hier need: the forest's shape, copied
+ * (the forest is freed when the schedule is made), and the buffers. */
+typedef struct a2a_hier {
+    size_t unit, row;
+    int n, S, me;
+    const int *lead, *order, *pos, *subtree;
+    char *rows, *out, *pack, *inbox;
+} a2a_hier;
 
 /* The members of leader l's subnet tree, in its preorder. */
-#define SUBTREE(f, l) ((f)->order + (f)->pos[l])
+#define SUBTREE(h, l) ((h)->order + (h)->pos[l])
 
-static int alltoall_hier(eco_ctx *c, const ecoi_plan *plan, const char *sendbuf,
-                         char *recvbuf, size_t count, int datatype)
+/* Before the exchange: the blocks that stay in the subnet, from rows to
+ * out; every other leader's message, one after the other, into pack. */
+static int hier_pack(void *arg)
 {
-    const size_t unit = count * ecoi_type_size(datatype), row = (size_t)c->n * unit;
-    const int t1 = ecoi_next_tag(c), t2 = ecoi_next_tag(c), t3 = ecoi_next_tag(c);
-    eco_tree *f = NULL;
-    int *lead = NULL, S = 0, me = -1, rc, ni = 0;
-    char *rows = NULL, *out = NULL, *pack = NULL;
-    const int *mine = NULL;
+    const a2a_hier *h = arg;
+    const int ni = h->subtree[h->lead[h->me]], *mine = SUBTREE(h, h->lead[h->me]);
+    size_t at = 0;
 
-    rc = ecoi_ctx_forest(c, plan, &f, &lead, &S, &me);
-    if (rc != ECO_OK)
-        return rc;
-    if (me >= 0) {
-        /* rows: the subnet's send buffers; out: its receive buffers, both
-         * in the subnet tree's preorder; pack: one message to a leader */
-        ni = f->subtree[lead[me]];
-        mine = SUBTREE(f, lead[me]);
-        rows = malloc((size_t)ni * row + 1);
-        out = malloc((size_t)ni * row + 1);
-        pack = malloc((size_t)(c->n - ni) * (size_t)ni * unit + 1);
-        if (!rows || !out || !pack)
-            rc = ECO_ERR_NOMEM;
+    /* block a -> b: rows[a's place][b's rank] to out[b's place][a's rank] */
+    for (int ib = 0; ib < ni; ib++)
+        for (int ia = 0; ia < ni; ia++)
+            memcpy(h->out + (size_t)ib * h->row + (size_t)mine[ia] * h->unit,
+                   h->rows + (size_t)ia * h->row + (size_t)mine[ib] * h->unit, h->unit);
+    /* to the leader k ahead: its blocks for every b there, for every a here */
+    for (int k = 1; k < h->S; k++) {
+        int to = (h->me + k) % h->S, nt = h->subtree[h->lead[to]];
+        const int *theirs = SUBTREE(h, h->lead[to]);
+        for (int ib = 0; ib < nt; ib++)
+            for (int ia = 0; ia < ni; ia++, at += h->unit)
+                memcpy(h->pack + at,
+                       h->rows + (size_t)ia * h->row + (size_t)theirs[ib] * h->unit, h->unit);
     }
-    if (rc == ECO_OK)
-        rc = ecoi_tree_gather(c, f, t1, sendbuf, rows, (size_t)c->n * count, datatype);
-    if (rc == ECO_OK && me >= 0) {
-        /* block a -> b: rows[a's place][b's rank] to out[b's place][a's rank] */
-        for (int ib = 0; ib < ni; ib++)
-            for (int ia = 0; ia < ni; ia++)
-                memcpy(out + (size_t)ib * row + (size_t)mine[ia] * unit,
-                       rows + (size_t)ia * row + (size_t)mine[ib] * unit, unit);
-        /* Every send first, to the leader k ahead for k = 1, 2, ..., each
-         * message its blocks for every b of the target, for every a of
-         * this subnet (pack holds them all, one after the other); then
-         * the receives, from the leader k behind.  Sends do not wait for
-         * the receiver, so no subnet's link waits for another's: in
-         * rounds of a send and a receive each, a leader's next send
-         * waited for its receive, and the slowest subnet's link stood
-         * idle (uneven.topo, 16 KB: 309 ms simulated for a 256 ms
-         * exchange). */
-        size_t at = 0;
-        for (int k = 1; k < S && rc == ECO_OK; k++) {
-            int to = (me + k) % S, nt = f->subtree[lead[to]];
-            const int *theirs = SUBTREE(f, lead[to]);
-            char *msg = pack + at;
-            for (int ib = 0; ib < nt; ib++)
-                for (int ia = 0; ia < ni; ia++, at += unit)
-                    memcpy(pack + at, rows + (size_t)ia * row + (size_t)theirs[ib] * unit, unit);
-            rc = c->tp->send(c->tp, lead[to], t2, msg, (size_t)nt * (size_t)ni * count, datatype);
-        }
-        /* pack's contents are sent: it takes one message at a time */
-        for (int k = 1; k < S && rc == ECO_OK; k++) {
-            int from = (me - k + S) % S, nf = f->subtree[lead[from]];
-            const int *src = SUBTREE(f, lead[from]);
-            rc = c->tp->recv(c->tp, lead[from], t2, pack, (size_t)ni * (size_t)nf * count,
-                             datatype, NULL, 0);
-            at = 0;
-            for (int ib = 0; ib < ni && rc == ECO_OK; ib++)
-                for (int ia = 0; ia < nf; ia++, at += unit)
-                    memcpy(out + (size_t)ib * row + (size_t)src[ia] * unit, pack + at, unit);
-        }
-    }
-    if (rc == ECO_OK)
-        rc = ecoi_tree_scatter(c, f, t3, out, recvbuf, (size_t)c->n * count, datatype);
-    free(rows);
-    free(out);
-    free(pack);
-    free(lead);
-    eco_tree_free(&f);
-    return rc;
+    return ECO_OK;
 }
 
-int eco_alltoall(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
-                 int datatype)
+/* After it: every leader's message, from inbox to out. */
+static int hier_unpack(void *arg)
+{
+    const a2a_hier *h = arg;
+    const int ni = h->subtree[h->lead[h->me]];
+    size_t at = 0;
+
+    for (int k = 1; k < h->S; k++) {
+        int from = (h->me - k + h->S) % h->S, nf = h->subtree[h->lead[from]];
+        const int *src = SUBTREE(h, h->lead[from]);
+        for (int ib = 0; ib < ni; ib++)
+            for (int ia = 0; ia < nf; ia++, at += h->unit)
+                memcpy(h->out + (size_t)ib * h->row + (size_t)src[ia] * h->unit,
+                       h->inbox + at, h->unit);
+    }
+    return ECO_OK;
+}
+
+static int *copy_ints(ecoi_sched *s, const int *v, int n)
+{
+    int *w = ecoi_sched_alloc(s, (size_t)n * sizeof *w);
+
+    if (w)
+        memcpy(w, v, (size_t)n * sizeof *w);
+    return w;
+}
+
+static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const char *sendbuf,
+                       char *recvbuf, size_t count)
+{
+    eco_ctx *c = s->c;
+    const size_t unit = count * ecoi_type_size(s->datatype), row = (size_t)c->n * unit;
+    const int t1 = ecoi_next_tag(c), t2 = ecoi_next_tag(c), t3 = ecoi_next_tag(c);
+    eco_tree *f = NULL;
+    int *lead = NULL, S = 0, me = -1, rc;
+    a2a_hier *h = NULL;
+
+    if ((rc = ecoi_ctx_forest(c, plan, &f, &lead, &S, &me)) != ECO_OK) {
+        s->rc = rc;
+        return;
+    }
+    if (me >= 0 && (h = ecoi_sched_alloc(s, sizeof *h))) {
+        /* rows: the subnet's send buffers; out: its receive buffers, both
+         * in the subnet tree's preorder; pack: its messages to the other
+         * leaders; inbox: theirs to it */
+        const size_t ni = (size_t)f->subtree[lead[me]], away = (size_t)c->n - ni;
+        h->unit = unit;
+        h->row = row;
+        h->n = c->n;
+        h->S = S;
+        h->me = me;
+        h->lead = copy_ints(s, lead, S);
+        h->order = copy_ints(s, f->order, c->n);
+        h->pos = copy_ints(s, f->pos, c->n);
+        h->subtree = copy_ints(s, f->subtree, c->n);
+        h->rows = ecoi_sched_alloc(s, ni * row);
+        h->out = ecoi_sched_alloc(s, ni * row);
+        h->pack = ecoi_sched_alloc(s, away * ni * unit);
+        h->inbox = ecoi_sched_alloc(s, away * ni * unit);
+    }
+    if (s->rc == ECO_OK) {
+        ecoi_sched_gather(s, f, t1, sendbuf, h ? h->rows : NULL, (size_t)c->n * count);
+        if (h) {
+            /* Every send first, to the leader k ahead for k = 1, 2, ...;
+             * then the receives, as they come.  Sends do not wait for
+             * the receiver, so no subnet's link waits for another's: in
+             * rounds of a send and a receive each, a leader's next send
+             * waited for its receive, and the slowest subnet's link stood
+             * idle (uneven.topo, 16 KB: 309 ms simulated for a 256 ms
+             * exchange). */
+            const size_t ni = (size_t)f->subtree[lead[me]];
+            size_t at = 0, in = 0;
+            ecoi_sched_call(s, hier_pack, h);
+            for (int k = 1; k < S; k++) {
+                size_t nt = (size_t)f->subtree[lead[(me + k) % S]];
+                ecoi_sched_send(s, lead[(me + k) % S], t2, h->pack + at, nt * ni * count);
+                at += nt * ni * unit;
+            }
+            for (int k = 1; k < S; k++) {
+                size_t nf = (size_t)f->subtree[lead[(me - k + S) % S]];
+                ecoi_sched_recv(s, lead[(me - k + S) % S], t2, h->inbox + in, ni * nf * count);
+                in += ni * nf * unit;
+            }
+            ecoi_sched_fence(s);
+            ecoi_sched_call(s, hier_unpack, h);
+            ecoi_sched_fence(s);
+        }
+        ecoi_sched_scatter(s, f, t3, h ? h->out : NULL, recvbuf, (size_t)c->n * count);
+    }
+    free(lead);
+    eco_tree_free(&f);
+}
+
+static int alltoall_call(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+                         int datatype, eco_request **req)
 {
     ecoi_plan plan;
     int rc = ecoi_check_rooted(ctx, sendbuf, count, datatype, 0, 0);
     size_t all;
+    eco_request *r;
+    ecoi_sched *s;
 
     if (rc != ECO_OK)
         return rc;
@@ -144,17 +200,36 @@ int eco_alltoall(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
         sendbuf = recvbuf;
     else if (ecoi_overlap(sendbuf, all, recvbuf, all))
         return ECO_ERR_ARG;
-    if ((rc = ecoi_begin(ctx, ECOI_KIND_ALLTOALL, count, datatype, NULL, 0)) != ECO_OK)
+    if (!(r = ecoi_request_new(ctx, ECOI_KIND_ALLTOALL, count, datatype, NULL, 0, &rc)))
         return rc;
-    if (count == 0)
-        return ecoi_end(ctx, ecoi_empty(ctx));
+    s = &r->sched;
+    if (count == 0) {
+        ecoi_sched_empty(s);
+        return req ? ecoi_request_start(r, req) : ecoi_request_run(r);
+    }
     rc = ecoi_select(ctx, ECOI_C_ALLTOALL, 0, (size_t)count * ecoi_type_size(datatype), &plan);
     if (rc == ECO_OK && plan.run == ECOI_RUN_HIER)
-        rc = alltoall_hier(ctx, &plan, sendbuf, recvbuf, (size_t)count, datatype);
+        sched_hier(s, &plan, sendbuf, recvbuf, (size_t)count);
     else if (rc == ECO_OK)
-        rc = alltoall_run(ctx, sendbuf, NULL, NULL, recvbuf, NULL, NULL, (size_t)count,
-                          datatype);
-    return ecoi_end(ctx, rc);
+        sched_direct(s, sendbuf, NULL, NULL, recvbuf, NULL, NULL, (size_t)count);
+    else
+        s->rc = rc;
+    return req ? ecoi_request_start(r, req) : ecoi_request_run(r);
+}
+
+int eco_alltoall(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+                 int datatype)
+{
+    return alltoall_call(ctx, sendbuf, recvbuf, count, datatype, NULL);
+}
+
+int eco_ialltoall(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+                  int datatype, eco_request **req)
+{
+    if (!req)
+        return ECO_ERR_ARG;
+    *req = NULL;
+    return alltoall_call(ctx, sendbuf, recvbuf, count, datatype, req);
 }
 
 /*
@@ -200,8 +275,11 @@ int eco_alltoallv(eco_ctx *ctx, const void *sendbuf, const int *sendcounts,
     /* Members send and receive different amounts: the choice, the same
      * in all, is made for no bytes. */
     rc = ecoi_select(ctx, ECOI_C_ALLTOALLV, 0, 0, &plan);
-    if (rc == ECO_OK)
-        rc = alltoall_run(ctx, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, 0,
-                          datatype);
+    if (rc == ECO_OK) {
+        ecoi_sched sv;
+        ecoi_sched_init(&sv, ctx, datatype, NULL);
+        sched_direct(&sv, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, 0);
+        rc = ecoi_sched_run(&sv);
+    }
     return ecoi_end(ctx, rc);
 }

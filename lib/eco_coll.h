@@ -111,17 +111,20 @@ struct ecoi_transport {
 /* ------------------------------------------------------------------ */
 /* Schedules (sched.c): a collective as steps in rounds                */
 /* ------------------------------------------------------------------ */
-enum { ECOI_STEP_SEND, ECOI_STEP_RECV, ECOI_STEP_COPY, ECOI_STEP_UNPACK };
+enum { ECOI_STEP_SEND, ECOI_STEP_RECV, ECOI_STEP_COPY, ECOI_STEP_UNPACK, ECOI_STEP_PACK,
+       ECOI_STEP_OP, ECOI_STEP_CALL };
 typedef struct ecoi_step {
     unsigned char kind, done;
-    unsigned char left;     /* RECV into acc: acc = in op acc */
+    unsigned char left;     /* RECV into acc, OP: acc = in op acc */
     int round;
     int peer, tag;
-    char *buf;              /* SEND: from; RECV: into (acc NULL); COPY, UNPACK: from */
-    char *acc;              /* RECV: combined into; COPY, UNPACK: to */
-    size_t count;           /* elements; UNPACK: blocks */
-    const int *order;       /* UNPACK: block i goes to place order[i] */
-    size_t unit;            /* UNPACK: bytes a block */
+    char *buf;              /* SEND: from; RECV: into (acc NULL); COPY, (UN)PACK: from;
+                             * OP: the operand in; CALL: its argument */
+    char *acc;              /* RECV, OP: combined into; COPY, (UN)PACK: to */
+    size_t count;           /* elements; (UN)PACK: blocks */
+    const int *order;       /* UNPACK: block i goes to place order[i]; PACK: comes from */
+    size_t unit;            /* (UN)PACK: bytes a block */
+    int (*fn)(void *arg);   /* CALL: local work, ECO_OK or an error */
     int fwd, nfwd;          /* RECV: passed on to sched.fwd[fwd .. fwd + nfwd - 1] */
 } ecoi_step;
 
@@ -152,11 +155,19 @@ void ecoi_sched_recv_fwd(ecoi_sched *s, int peer, int tag, void *buf, size_t cou
                          const int *fwd, int nfwd);
 /* Receive and combine into acc: acc = acc op in, or (left) in op acc. */
 void ecoi_sched_recv_op(ecoi_sched *s, int peer, int tag, void *acc, size_t count, int left);
+/* Local steps, run when their round starts, in order with its sends.
+ * copy: the ranges may overlap (memmove).  op: acc = acc op in, or
+ * (left) in op acc.  call: fn(arg), arg the schedule's to free. */
 void ecoi_sched_copy(ecoi_sched *s, void *to, const void *from, size_t count);
+void ecoi_sched_op(ecoi_sched *s, void *acc, const void *in, size_t count, int left);
+void ecoi_sched_call(ecoi_sched *s, int (*fn)(void *arg), void *arg);
 /* In a round of its own: t's preorder blocks of `unit` bytes at pre to
  * rank order at ranks (ecoi_preorder_to_ranks, when the round starts). */
 void ecoi_sched_unpack(ecoi_sched *s, const eco_tree *t, const void *pre, void *ranks,
                        size_t unit);
+/* The other way: rank order at ranks to t's preorder at pre. */
+void ecoi_sched_pack(ecoi_sched *s, const eco_tree *t, const void *ranks, void *pre,
+                     size_t unit);
 /* Run as far as the arrived messages allow (ECOI_AGAIN when more is
  * left), or with wait to the end.  ECO_OK when done, or the error. */
 int ecoi_sched_advance(ecoi_sched *s, int wait);
@@ -426,10 +437,10 @@ static inline int ecoi_rd_position(int n, int num)
 
     return num < e ? 2 * num + 1 : num + e;
 }
-/* The inclusive scan in rank order (the operands doubled, combined left
- * to right), by recursive doubling. */
-int ecoi_rdouble_scan(eco_ctx *c, const void *mine, void *result, size_t count,
-                      int datatype, eco_op op, int exclusive);
+/* The inclusive (or exclusive) scan in rank order (the operands doubled,
+ * combined left to right), by recursive doubling, as a schedule. */
+void ecoi_sched_rdouble_scan(ecoi_sched *s, const void *mine, void *result, size_t count,
+                             int exclusive);
 
 /* Make a context over an agreed map; takes ownership of map and tp. */
 int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,

@@ -89,35 +89,33 @@ void ecoi_sched_rdouble(ecoi_sched *s, const void *mine, void *result, size_t co
         ecoi_sched_send(s, ring[pos - 1], unfold, acc, count);
 }
 
-int ecoi_rdouble_scan(eco_ctx *c, const void *mine, void *result, size_t count,
-                      int datatype, eco_op op, int exclusive)
+void ecoi_sched_rdouble_scan(ecoi_sched *s, const void *mine, void *result, size_t count,
+                             int exclusive)
 {
-    const size_t unit = count * ecoi_type_size(datatype);
+    eco_ctx *c = s->c;
+    const size_t unit = count * ecoi_type_size(s->datatype);
     const int n = c->n, me = c->rank, tag = ecoi_next_tag(c);
     /* x: the vectors of ranks 0 .. me at their places; held: the last ones */
-    char *x = malloc((size_t)(me + 1) * unit + 1);
-    int held = 1, rc = ECO_OK;
+    char *x = ecoi_sched_alloc(s, (size_t)(me + 1) * unit);
+    int held = 1;
 
     if (!x)
-        return ECO_ERR_NOMEM;
-    memcpy(x + (size_t)me * unit, mine, unit);
-    for (int d = 1; d < n && rc == ECO_OK; d *= 2) {
+        return;
+    ecoi_sched_copy(s, x + (size_t)me * unit, mine, count);
+    for (int d = 1; d < n; d *= 2) {
         const int src = me - d, lo = me - held + 1;
         const int from = src < 0 ? 0 : src + 1 < d ? src + 1 : d;   /* what src holds */
         if (me + d < n)
-            rc = c->tp->send(c->tp, me + d, tag, x + (size_t)lo * unit,
-                             (size_t)held * count, datatype);
-        if (rc == ECO_OK && from > 0) {
-            rc = c->tp->recv(c->tp, src, tag, x + (size_t)(lo - from) * unit,
-                             (size_t)from * count, datatype, NULL, 0);
+            ecoi_sched_send(s, me + d, tag, x + (size_t)lo * unit, (size_t)held * count);
+        if (from > 0) {
+            ecoi_sched_recv(s, src, tag, x + (size_t)(lo - from) * unit, (size_t)from * count);
             held += from;
         }
+        ecoi_sched_fence(s);
     }
     /* exclusive: ranks 0 .. me - 1, nothing at rank 0 */
-    if (rc == ECO_OK && (me > 0 || !exclusive))
-        memcpy(result, x, unit);
-    for (int q = 1; q <= me - exclusive && rc == ECO_OK; q++)
-        rc = ecoi_op_apply(op, datatype, result, x + (size_t)q * unit, count);
-    free(x);
-    return rc;
+    if (me > 0 || !exclusive)
+        ecoi_sched_copy(s, result, x, count);
+    for (int q = 1; q <= me - exclusive; q++)
+        ecoi_sched_op(s, result, x + (size_t)q * unit, count, 0);
 }

@@ -30,119 +30,93 @@
 #include <string.h>
 #include "eco_coll.h"
 
-/* At rank 0: rank-ordered inputs in `ranks` become inclusive prefixes. */
-static int prefixes(eco_op op, int datatype, char *ranks, int n, size_t count)
+/* exclusive: rank r gets prefix[r - 1], rank 0 nothing.  Rank 0 turns
+ * the gathered inputs into prefixes: ranks[r] = ranks[r - 1] op ranks[r]. */
+static void sched_scan_tree(ecoi_sched *s, const eco_tree *t, const void *sendbuf,
+                            void *recvbuf, size_t count, int exclusive)
 {
-    const size_t unit = count * ecoi_type_size(datatype);
-    char *tmp = malloc(unit);
-    int rc = ECO_OK;
-
-    if (!tmp)
-        return ECO_ERR_NOMEM;
-    for (int r = 1; r < n && rc == ECO_OK; r++) {
-        memcpy(tmp, ranks + (size_t)(r - 1) * unit, unit);
-        rc = ecoi_op_apply(op, datatype, tmp, ranks + (size_t)r * unit, count);
-        memcpy(ranks + (size_t)r * unit, tmp, unit);
-    }
-    free(tmp);
-    return rc;
-}
-
-/* exclusive: rank r gets prefix[r - 1], rank 0 nothing. */
-static int scan_run(eco_ctx *ctx, const eco_tree *t, const void *sendbuf,
-                    void *recvbuf, size_t count, int datatype, eco_op op, int exclusive)
-{
-    const size_t unit = count * ecoi_type_size(datatype);
-    const int tag = ecoi_next_tag(ctx), tag2 = ecoi_next_tag(ctx);
+    eco_ctx *c = s->c;
+    const size_t unit = count * ecoi_type_size(s->datatype);
+    const int tag = ecoi_next_tag(c), tag2 = ecoi_next_tag(c);
     char *pre = NULL, *ranks = NULL;
-    int rc;
 
-    if (ctx->rank == 0) {
-        pre = malloc((size_t)ctx->n * unit);
-        ranks = malloc((size_t)ctx->n * unit);
-        if (!pre || !ranks) {
-            free(pre);
-            free(ranks);
-            return ECO_ERR_NOMEM;
-        }
+    if (c->rank == 0) {
+        pre = ecoi_sched_alloc(s, (size_t)c->n * unit);
+        ranks = ecoi_sched_alloc(s, (size_t)c->n * unit);
+        if (s->rc != ECO_OK)
+            return;
     }
-    rc = ecoi_tree_gather(ctx, t, tag, sendbuf, pre, count, datatype);
-    if (rc == ECO_OK && ctx->rank == 0) {
-        ecoi_preorder_to_ranks(t, pre, ranks, unit);
-        rc = prefixes(op, datatype, ranks, ctx->n, count);
+    ecoi_sched_gather(s, t, tag, sendbuf, pre, count);
+    if (c->rank == 0) {
+        ecoi_sched_unpack(s, t, pre, ranks, unit);
+        for (int r = 1; r < c->n; r++)
+            ecoi_sched_op(s, ranks + (size_t)r * unit, ranks + (size_t)(r - 1) * unit,
+                          count, 1);
         if (exclusive)
-            memmove(ranks + unit, ranks, (size_t)(ctx->n - 1) * unit);
-        ecoi_ranks_to_preorder(t, ranks, pre, unit);
+            ecoi_sched_copy(s, ranks + unit, ranks, (size_t)(c->n - 1) * count);
+        ecoi_sched_pack(s, t, ranks, pre, unit);
     }
-    /* On failure (here or below) ecoi_end aborts the tree neighbours. */
-    if (rc == ECO_OK)
-        rc = ecoi_tree_scatter(ctx, t, tag2, pre, exclusive && ctx->rank == 0 ? NULL : recvbuf,
-                               count, datatype);
-    free(pre);
-    free(ranks);
-    return rc;
+    ecoi_sched_scatter(s, t, tag2, pre, exclusive && c->rank == 0 ? NULL : recvbuf, count);
 }
 
-/* The pipelined chain in rank order (long vectors). */
-static int scan_chain(eco_ctx *c, const char *mine, char *out, size_t count,
-                      int datatype, eco_op op, size_t step)
+/* The pipelined chain in rank order (long vectors): rank r takes the
+ * prefix of r - 1 and combines it on the left of its own. */
+static void sched_scan_chain(ecoi_sched *s, const char *mine, char *out, size_t count,
+                             size_t step)
 {
-    const size_t size = ecoi_type_size(datatype);
+    eco_ctx *c = s->c;
+    const size_t size = ecoi_type_size(s->datatype);
     const int tag = ecoi_next_tag(c), me = c->rank;
-    /* In place (mine == out), the prefix arrives beside, not over, mine. */
-    char *in = me > 0 && mine == out ? malloc(step * size + 1) : NULL;
-    int rc = me > 0 && mine == out && !in ? ECO_ERR_NOMEM : ECO_OK;
 
-    for (size_t off = 0; off < count && rc == ECO_OK; off += step) {
+    for (size_t off = 0; off < count; off += step) {
         size_t len = count - off < step ? count - off : step;
-        char *seg = out + off * size, *got = in ? in : seg;
-        if (me > 0) {
-            rc = c->tp->recv(c->tp, me - 1, tag, got, len, datatype, NULL, 0);
-            if (rc == ECO_OK)
-                rc = ecoi_op_apply(op, datatype, got, mine + off * size, len);
-            if (rc == ECO_OK && in)
-                memcpy(seg, in, len * size);
-        } else if (seg != mine + off * size) {
-            memcpy(seg, mine + off * size, len * size);
+        char *seg = out + off * size;
+        /* in place (mine == out), the prefix arrives beside, not over, mine */
+        ecoi_sched_copy(s, seg, mine + off * size, len);
+        if (me > 0)
+            ecoi_sched_recv_op(s, me - 1, tag, seg, len, 1);
+        ecoi_sched_fence(s);
+        if (me + 1 < c->n) {
+            ecoi_sched_send(s, me + 1, tag, seg, len);
+            ecoi_sched_fence(s);
         }
-        if (rc == ECO_OK && me + 1 < c->n)
-            rc = c->tp->send(c->tp, me + 1, tag, seg, len, datatype);
     }
-    free(in);
-    return rc;
 }
 
 /* The exclusive chain: rank r takes prefix[r - 1] (its result) from
  * r - 1 and passes prefix[r - 1] op x_r on; rank 0 sends x_0. */
-static int exscan_chain(eco_ctx *c, const char *mine, char *out, size_t count,
-                        int datatype, eco_op op, size_t step)
+static void sched_exscan_chain(ecoi_sched *s, const char *mine, char *out, size_t count,
+                               size_t step)
 {
-    const size_t size = ecoi_type_size(datatype);
+    eco_ctx *c = s->c;
+    const size_t size = ecoi_type_size(s->datatype);
     const int tag = ecoi_next_tag(c), me = c->rank, last = me + 1 == c->n;
     /* got: the prefix from the left; acc: it combined with mine (both
      * beside out, which may be mine) */
-    char *got = me > 0 ? malloc(2 * step * size + 1) : NULL, *acc = got ? got + step * size : NULL;
-    int rc = me > 0 && !got ? ECO_ERR_NOMEM : ECO_OK;
+    char *got = me > 0 ? ecoi_sched_alloc(s, 2 * step * size) : NULL;
+    char *acc = got ? got + step * size : NULL;
 
-    for (size_t off = 0; off < count && rc == ECO_OK; off += step) {
+    if (s->rc != ECO_OK)
+        return;
+    for (size_t off = 0; off < count; off += step) {
         size_t len = count - off < step ? count - off : step;
         const char *x = mine + off * size;
         if (me == 0) {
-            rc = last ? ECO_OK : c->tp->send(c->tp, 1, tag, x, len, datatype);
+            if (!last)
+                ecoi_sched_send(s, 1, tag, x, len);
+            ecoi_sched_fence(s);
             continue;
         }
-        rc = c->tp->recv(c->tp, me - 1, tag, got, len, datatype, NULL, 0);
-        if (rc == ECO_OK && !last) {
-            memcpy(acc, got, len * size);
-            rc = ecoi_op_apply(op, datatype, acc, x, len);
-            if (rc == ECO_OK)
-                rc = c->tp->send(c->tp, me + 1, tag, acc, len, datatype);
+        ecoi_sched_recv(s, me - 1, tag, got, len);
+        ecoi_sched_fence(s);
+        if (!last) {
+            ecoi_sched_copy(s, acc, got, len);
+            ecoi_sched_op(s, acc, x, len, 0);
+            ecoi_sched_send(s, me + 1, tag, acc, len);
         }
-        if (rc == ECO_OK)
-            memcpy(out + off * size, got, len * size);
+        ecoi_sched_copy(s, out + off * size, got, len);
+        ecoi_sched_fence(s);
     }
-    free(got);
-    return rc;
 }
 
 /* The checks of eco_scan and eco_exscan; in place, *sendbuf becomes
@@ -169,50 +143,66 @@ static int scan_check(eco_ctx *ctx, const void **sendbuf, void *recvbuf, int cou
     return ECO_OK;
 }
 
-/* eco_scan and eco_exscan (exclusive). */
+/* eco_scan and eco_exscan (exclusive), blocking (req NULL) or not. */
 static int scan_call(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
-                     int datatype, eco_op op, int exclusive)
+                     int datatype, eco_op op, int exclusive, eco_request **req)
 {
     const eco_tree *t = NULL;
     ecoi_plan plan;
     size_t size;
     int rc = scan_check(ctx, &sendbuf, recvbuf, count, datatype, op, exclusive);
+    eco_request *r;
+    ecoi_sched *s;
 
     if (rc != ECO_OK)
         return rc;
     size = ecoi_type_size(datatype);
-    rc = ecoi_begin(ctx, exclusive ? ECOI_KIND_EXSCAN : ECOI_KIND_SCAN, count, datatype, op, 0);
-    if (rc != ECO_OK)
+    if (!(r = ecoi_request_new(ctx, exclusive ? ECOI_KIND_EXSCAN : ECOI_KIND_SCAN, count,
+                               datatype, op, 0, &rc)))
         return rc;
-    if (count == 0)
-        return ecoi_end(ctx, ecoi_empty(ctx));
+    s = &r->sched;
+    if (count == 0) {
+        ecoi_sched_empty(s);
+        return req ? ecoi_request_start(r, req) : ecoi_request_run(r);
+    }
     rc = ecoi_select(ctx, exclusive ? ECOI_C_EXSCAN : ECOI_C_SCAN, 0, (size_t)count * size,
                      &plan);
-    if (rc == ECO_OK && plan.run == ECOI_RUN_RDOUBLE)
-        return ecoi_end(ctx, ecoi_rdouble_scan(ctx, sendbuf, recvbuf, (size_t)count, datatype,
-                                               op, exclusive));
-    if (rc == ECO_OK && plan.run == ECOI_RUN_CHAIN) {
+    if (rc == ECO_OK && plan.run == ECOI_RUN_RDOUBLE) {
+        ecoi_sched_rdouble_scan(s, sendbuf, recvbuf, (size_t)count, exclusive);
+    } else if (rc == ECO_OK && plan.run == ECOI_RUN_CHAIN) {
         size_t step = ecoi_plan_elems(&plan, (size_t)count, size);
-        return ecoi_end(ctx, exclusive ? exscan_chain(ctx, sendbuf, recvbuf, (size_t)count,
-                                                      datatype, op, step)
-                                       : scan_chain(ctx, sendbuf, recvbuf, (size_t)count,
-                                                    datatype, op, step));
+        if (exclusive)
+            sched_exscan_chain(s, sendbuf, recvbuf, (size_t)count, step);
+        else
+            sched_scan_chain(s, sendbuf, recvbuf, (size_t)count, step);
+    } else {
+        if (rc == ECO_OK)
+            rc = ecoi_ctx_shape(ctx, 0, plan.shape, &t);
+        if (rc == ECO_OK)
+            sched_scan_tree(s, t, sendbuf, recvbuf, (size_t)count, exclusive);
     }
-    if (rc == ECO_OK)
-        rc = ecoi_ctx_shape(ctx, 0, plan.shape, &t);
-    if (rc == ECO_OK)
-        rc = scan_run(ctx, t, sendbuf, recvbuf, (size_t)count, datatype, op, exclusive);
-    return ecoi_end(ctx, rc);
+    if (rc != ECO_OK)
+        s->rc = rc;
+    return req ? ecoi_request_start(r, req) : ecoi_request_run(r);
 }
 
 int eco_scan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
              int datatype, eco_op op)
 {
-    return scan_call(ctx, sendbuf, recvbuf, count, datatype, op, 0);
+    return scan_call(ctx, sendbuf, recvbuf, count, datatype, op, 0, NULL);
 }
 
 int eco_exscan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                int datatype, eco_op op)
 {
-    return scan_call(ctx, sendbuf, recvbuf, count, datatype, op, 1);
+    return scan_call(ctx, sendbuf, recvbuf, count, datatype, op, 1, NULL);
+}
+
+int eco_iscan(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
+              int datatype, eco_op op, eco_request **req)
+{
+    if (!req)
+        return ECO_ERR_ARG;
+    *req = NULL;
+    return scan_call(ctx, sendbuf, recvbuf, count, datatype, op, 0, req);
 }

@@ -173,8 +173,47 @@ void ecoi_sched_copy(ecoi_sched *s, void *to, const void *from, size_t count)
     }
 }
 
-void ecoi_sched_unpack(ecoi_sched *s, const eco_tree *t, const void *pre, void *ranks,
-                       size_t unit)
+/* The scratch buffer (s->in) holds at least bytes. */
+static void scratch(ecoi_sched *s, size_t bytes)
+{
+    if (s->rc == ECO_OK && bytes > s->inbytes) {
+        char *v = realloc(s->in, bytes + 1);
+        if (!v) {
+            s->rc = ECO_ERR_NOMEM;
+            return;
+        }
+        s->in = v;
+        s->inbytes = bytes;
+    }
+}
+
+void ecoi_sched_op(ecoi_sched *s, void *acc, const void *in, size_t count, int left)
+{
+    ecoi_step *st;
+
+    if (left)
+        scratch(s, count * ecoi_type_size(s->datatype));
+    if ((st = add(s, ECOI_STEP_OP))) {
+        st->acc = acc;
+        st->buf = (char *)in;
+        st->count = count;
+        st->left = (unsigned char)left;
+    }
+}
+
+void ecoi_sched_call(ecoi_sched *s, int (*fn)(void *arg), void *arg)
+{
+    ecoi_step *st = add(s, ECOI_STEP_CALL);
+
+    if (st) {
+        st->fn = fn;
+        st->buf = arg;
+    }
+}
+
+/* A round of its own that reorders t's blocks (kind UNPACK or PACK). */
+static void reorder(ecoi_sched *s, int kind, const eco_tree *t, const void *from, void *to,
+                    size_t unit)
 {
     int *order;
     ecoi_step *st;
@@ -184,14 +223,41 @@ void ecoi_sched_unpack(ecoi_sched *s, const eco_tree *t, const void *pre, void *
         return;
     memcpy(order, t->order, (size_t)t->n * sizeof *order);
     ecoi_sched_fence(s);
-    if ((st = add(s, ECOI_STEP_UNPACK))) {
-        st->buf = (char *)pre;
-        st->acc = ranks;
+    if ((st = add(s, kind))) {
+        st->buf = (char *)from;
+        st->acc = to;
         st->count = (size_t)t->n;
         st->order = order;
         st->unit = unit;
     }
     ecoi_sched_fence(s);
+}
+
+void ecoi_sched_unpack(ecoi_sched *s, const eco_tree *t, const void *pre, void *ranks,
+                       size_t unit)
+{
+    reorder(s, ECOI_STEP_UNPACK, t, pre, ranks, unit);
+}
+
+void ecoi_sched_pack(ecoi_sched *s, const eco_tree *t, const void *ranks, void *pre,
+                     size_t unit)
+{
+    reorder(s, ECOI_STEP_PACK, t, ranks, pre, unit);
+}
+
+/* acc = acc op in, or (left) in op acc, through the scratch buffer. */
+static int combine(ecoi_sched *s, char *acc, const char *in, size_t count, int left)
+{
+    int rc;
+
+    if (!left)
+        return ecoi_op_apply(s->op, s->datatype, acc, in, count);
+    if (in != s->in)
+        memcpy(s->in, in, count * ecoi_type_size(s->datatype));
+    rc = ecoi_op_apply(s->op, s->datatype, s->in, acc, count);
+    if (rc == ECO_OK)
+        memcpy(acc, s->in, count * ecoi_type_size(s->datatype));
+    return rc;
 }
 
 /* Run one receive that has its message, or the transport's answer. */
@@ -207,13 +273,8 @@ static int recv_step(ecoi_sched *s, ecoi_step *st, int wait)
 
     if (rc != ECO_OK || !st->acc)
         return rc;
-    if (!st->left)      /* acc = acc op in */
-        return ecoi_op_apply(s->op, s->datatype, st->acc, s->in, st->count);
-    /* acc = in op acc: in holds the lower positions (rdouble) */
-    rc = ecoi_op_apply(s->op, s->datatype, s->in, st->acc, st->count);
-    if (rc == ECO_OK)
-        memcpy(st->acc, s->in, st->count * ecoi_type_size(s->datatype));
-    return rc;
+    /* left: in holds the lower positions (rdouble, scan) */
+    return combine(s, st->acc, s->in, st->count, st->left);
 }
 
 /* Step i is the last receive of [i, end) not done. */
@@ -245,12 +306,20 @@ int ecoi_sched_advance(ecoi_sched *s, int wait)
                     rc = tp->send(tp, st->peer, st->tag, st->buf, st->count, s->datatype);
                     st->done = 1;
                 } else if (st->kind == ECOI_STEP_COPY) {
-                    memcpy(st->acc, st->buf, st->count * size);
+                    memmove(st->acc, st->buf, st->count * size);
                     st->done = 1;
-                } else if (st->kind == ECOI_STEP_UNPACK) {
+                } else if (st->kind == ECOI_STEP_UNPACK || st->kind == ECOI_STEP_PACK) {
+                    const int pack = st->kind == ECOI_STEP_PACK;
                     for (size_t b = 0; b < st->count; b++)
-                        memcpy(st->acc + (size_t)st->order[b] * st->unit,
-                               st->buf + b * st->unit, st->unit);
+                        memcpy(st->acc + (pack ? b : (size_t)st->order[b]) * st->unit,
+                               st->buf + (pack ? (size_t)st->order[b] : b) * st->unit,
+                               st->unit);
+                    st->done = 1;
+                } else if (st->kind == ECOI_STEP_OP) {
+                    rc = combine(s, st->acc, st->buf, st->count, st->left);
+                    st->done = 1;
+                } else if (st->kind == ECOI_STEP_CALL) {
+                    rc = st->fn(st->buf);
                     st->done = 1;
                 }
             }

@@ -633,8 +633,9 @@ static void t_nonblocking(run *r, int dt, size_t count, int salt)
     char *bc = xalloc(b), *bref = xalloc(b), *mine = xalloc(b), *red = xalloc(b);
     char *all = xalloc(b), *rref = xalloc(b), *mid = xalloc(b);
     char *gat = xalloc(bn), *gall = xalloc(bn), *gref = xalloc(bn), *sc = xalloc(b);
-    eco_request *q[7];
-    int rc[7], done = 0, polls = 0, rcb;
+    char *a2s = xalloc(bn), *a2r = xalloc(bn), *a2ref = xalloc(bn), *pre = xalloc(b);
+    eco_request *q[9];
+    int rc[9], done = 0, polls = 0, rcb;
 
     for (int root = 0; root < r->n; root++) {
         int k = salt + root;
@@ -662,7 +663,15 @@ static void t_nonblocking(run *r, int dt, size_t count, int salt)
                              &q[5]);
         rc[6] = eco_igather(r->ctx, gref + (size_t)r->me * b, gall, (int)count, dt, ECO_ALL,
                             &q[6]);
-        for (int i = 6; i >= 0; i--)
+        for (int p = 0; p < r->n; p++) {    /* block j of member i: fill(i * n + j) */
+            fill(dt, a2s + (size_t)p * b, count, r->me * r->n + p, k);
+            fill(dt, a2ref + (size_t)p * b, count, p * r->n + r->me, k);
+        }
+        memset(a2r, 0x2B, bn);
+        memset(pre, 0x1F, b);
+        rc[7] = eco_ialltoall(r->ctx, a2s, a2r, (int)count, dt, &q[7]);
+        rc[8] = eco_iscan(r->ctx, mine, pre, (int)count, dt, ECO_SUM, &q[8]);
+        for (int i = 8; i >= 0; i--)
             if (rc[i] == 0)
                 rc[i] = eco_wait(&q[i]);
         ecot_check(r->rep, rc[0] == 0 && q[0] == NULL && memcmp(bc, bref, b) == 0,
@@ -690,6 +699,13 @@ static void t_nonblocking(run *r, int dt, size_t count, int salt)
         ecot_check(r->rep, rc[6] == 0 && q[6] == NULL && memcmp(gall, gref, bn) == 0,
                    "igather to all %s count %zu (root %d's round): rank %d rc %d", tname(dt),
                    count, root, r->me, rc[6]);
+        ecot_check(r->rep, rc[7] == 0 && q[7] == NULL && memcmp(a2r, a2ref, bn) == 0,
+                   "ialltoall %s count %zu (root %d's round): rank %d rc %d", tname(dt),
+                   count, root, r->me, rc[7]);
+        reduce_ref(r, dt, count, ECO_SUM, k, rref, r->me);
+        ecot_check(r->rep, rc[8] == 0 && q[8] == NULL && same(dt, pre, rref, count),
+                   "iscan SUM %s count %zu (root %d's round): rank %d rc %d", tname(dt),
+                   count, root, r->me, rc[8]);
     }
     /* eco_test alone, then eco_wait on a finished request */
     fill_small(dt, mine, count, r->me, salt);
@@ -729,6 +745,10 @@ static void t_nonblocking(run *r, int dt, size_t count, int salt)
     free(gall);
     free(gref);
     free(sc);
+    free(a2s);
+    free(a2r);
+    free(a2ref);
+    free(pre);
 }
 
 static int is_complex(int dt)
