@@ -49,7 +49,9 @@
  * before it are acknowledged.  Both ends count the same messages, so no
  * message asks for an acknowledgement.  A loop of rooted collectives then
  * keeps at most two epochs per pair in the receiver's queue, instead of
- * everything the leaves ran ahead with.
+ * everything the leaves ran ahead with.  An acknowledgement must not
+ * reach a task that has exited (flow_drain): a context's destruction
+ * waits until the closed epochs it sent are acknowledged.
  *
  * A send to a task that has just exited writes to a closed socket: inside
  * the library SIGPIPE is held and a SIGPIPE it caused is discarded, so
@@ -79,6 +81,9 @@
 /* An epoch of flow control: this many messages or bytes. */
 #define ECOI_FLOW_MSGS 16
 #define ECOI_FLOW_BYTES (512 * 1024)
+/* How long eco_finalize waits at most for the members to read what this
+ * one sent them (flow_drain): two epochs, 1 MB, take 8.4 s at 1 Mbit/s. */
+#define ECOI_DRAIN_SECONDS 10
 /* The header of every message: magic, the signature, then the number
  * of elements that follow. */
 #define ECOI_HDR_MAGIC 0x45434f32 /* "ECO2" */
@@ -554,6 +559,41 @@ static int flow_wait(pvm_tp *p, int dest)
     return p->dead[dest] ? ECO_ERR_PEER : ECO_OK;
 }
 
+/*
+ * Before a context goes (eco_finalize): wait until every member has read
+ * the last message of every epoch it was sent, since its acknowledgement
+ * comes back over the same task-to-task TCP connection as the data.
+ * Should it reach a task that has exited, the kernel answers it with a
+ * reset and throws away what that task had written but not yet put on the
+ * wire -- the last messages, still queued behind a slow link -- and the
+ * member that waits for them fails with ECO_ERR_PEER.  Messages of the
+ * open epoch ask for no acknowledgement, so once the closed epochs are
+ * acknowledged a correct run sends this task nothing more, but for a WAIT
+ * from a member still waiting, after 0.5 s, for a message of the open
+ * epoch that has not crossed yet (only a message that takes that long).
+ * The wait ends early when a member exits or aborts, and after
+ * ECOI_DRAIN_SECONDS (a member that makes its call late, after waiting
+ * for something this task does after eco_finalize, must not hang it).
+ */
+static void flow_drain(pvm_tp *p)
+{
+    struct timespec t0, t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        int pending = 0;
+        for (int d = 0; d < p->n && !pending; d++)
+            pending = d != p->rank && !p->dead[d] && !p->aborted[d] &&
+                      p->acked[d] < p->out[d].epoch;
+        if (!pending || p->any_abort || p->mismatch)
+            return;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (t.tv_sec - t0.tv_sec > ECOI_DRAIN_SECONDS)
+            return;
+        pump(1);
+    }
+}
+
 /* After reading a message from src: acknowledge the epoch it closes. */
 static void flow_read(pvm_tp *p, int src, size_t bytes)
 {
@@ -842,6 +882,7 @@ static void tp_destroy(ecoi_transport *t)
     pvm_tp *p = (pvm_tp *)t;
     int b;
 
+    flow_drain(p);
     for (pvm_tp **pp = &live; *pp; pp = &(*pp)->next_live)
         if (*pp == p) {
             *pp = p->next_live;
