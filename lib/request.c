@@ -155,7 +155,9 @@ static void wait_done(eco_request *r)
     }
 }
 
-int ecoi_request_start(eco_request *r, eco_request **out)
+/* At the end of its context's queue (one that failed to build,
+ * r->sched.rc, fails in its turn). */
+static void enqueue(eco_request *r)
 {
     eco_ctx *c = r->ctx;
 
@@ -167,18 +169,21 @@ int ecoi_request_start(eco_request *r, eco_request **out)
         busy_add(c);
     }
     c->queue_tail = r;
-    /* one that failed to build (r->sched.rc) fails in its turn */
-    progress(c, NULL, 0);
+}
+
+int ecoi_request_start(eco_request *r, eco_request **out)
+{
+    enqueue(r);
+    progress(r->ctx, NULL, 0);
     *out = r;
     return ECO_OK;
 }
 
 int ecoi_request_run(eco_request *r)
 {
-    eco_request *q;
-
-    ecoi_request_start(r, &q);
-    return eco_wait(&q);
+    /* no pass that waits for nothing first: straight to the wait */
+    enqueue(r);
+    return eco_wait(&r);
 }
 
 int ecoi_ctx_drain(eco_ctx *c)

@@ -873,6 +873,70 @@ static int sender_body(eco_ctx *ctx, member *me)
     return ECO_OK;
 }
 
+/* Nonblocking calls on two contexts at once, waited in opposite orders
+ * by even and odd ranks: a member waiting on one context must advance the
+ * other, which its peers may be waiting on. */
+static ecoi_local_world *second_world;
+
+static int two_contexts_body(eco_ctx *a, member *me)
+{
+    const int n = me->cfg->n, count = 3000;
+    eco_ctx *b = NULL;
+    eco_request *ra = NULL, *rb = NULL;
+    int *x = malloc(count * sizeof *x), *sum = malloc(count * sizeof *sum);
+    int *y = malloc(count * sizeof *y), rc, rc1, rc2, ok = 1;
+
+    rc = ecoi_ctx_create(n, me->rank, make_map(me->cfg), me->cfg->member_host,
+                         ecoi_local_transport(second_world, me->rank), &b);
+    if (rc != ECO_OK || !x || !sum || !y)
+        return rc != ECO_OK ? rc : ECO_ERR_NOMEM;
+    for (int round = 0; round < 6 && ok; round++) {
+        int root = round % n;
+        for (int i = 0; i < count; i++) {
+            x[i] = me->rank + i + round;
+            y[i] = me->rank == root ? i * 7 + round : -1;
+        }
+        rc1 = eco_ireduce(a, x, sum, count, PVM_INT, ECO_SUM, ECO_ALL, &ra);
+        rc2 = eco_ibcast(b, y, count, PVM_INT, root, &rb);
+        if (me->rank % 2) {
+            rc2 = rc2 ? rc2 : eco_wait(&rb);
+            rc1 = rc1 ? rc1 : eco_wait(&ra);
+        } else {
+            rc1 = rc1 ? rc1 : eco_wait(&ra);
+            rc2 = rc2 ? rc2 : eco_wait(&rb);
+        }
+        for (int i = 0; i < count && rc1 == ECO_OK && rc2 == ECO_OK; i++)
+            ok &= sum[i] == n * (n - 1) / 2 + n * (i + round) && y[i] == i * 7 + round;
+        ok &= rc1 == ECO_OK && rc2 == ECO_OK;
+    }
+    ecot_check(&me->rep, ok, "two contexts: rank %d", me->rank);
+    eco_finalize(b);
+    free(x);
+    free(sum);
+    free(y);
+    return ECO_OK;
+}
+
+static void test_two_contexts(void)
+{
+    config c = { .n = 6, .nh = 6, .nsub = 3,
+                 .host_subnet = { 0, 0, 1, 1, 2, 2 }, .degree = { 2, 2, 2 },
+                 .member_host = { 0, 1, 2, 3, 4, 5 } };
+    member *ms;
+
+    second_world = ecoi_local_world_new(c.n, world_timeout);
+    CU_ASSERT_FATAL(second_world != NULL);
+    ms = run_members(&c, ECOT_QUICK, two_contexts_body, NULL);
+    for (int r = 0; r < c.n; r++) {
+        CU_ASSERT_EQUAL(ms[r].rc, ECO_OK);
+        CU_ASSERT_EQUAL(ms[r].rep.failures, 0);
+        CU_ASSERT(ms[r].rep.checks > 0);
+    }
+    free(ms);
+    ecoi_local_world_free(second_world);
+    second_world = NULL;
+}
+
 static void test_member_dies(void)
 {
     config c;
@@ -1197,6 +1261,7 @@ static const eco_unit_test tests[] = {
     { "forcing algorithms by name", test_select_forced },
     { "star, binary, kary3, chain patterns", test_patterns },
     { "bad arguments send nothing", test_bad_arguments },
+    { "nonblocking calls on two contexts, waited in opposite orders", test_two_contexts },
     { "a member dies mid-collective", test_member_dies },
     { "members that disagree all fail", test_disagreement },
     { "a member out of memory before the call: all fail", test_nomem_before_begin },
