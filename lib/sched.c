@@ -135,6 +135,20 @@ void ecoi_sched_recv(ecoi_sched *s, int peer, int tag, void *buf, size_t count)
     ecoi_sched_recv_fwd(s, peer, tag, buf, count, NULL, 0);
 }
 
+/* The scratch buffer (s->in) holds at least bytes. */
+static void scratch(ecoi_sched *s, size_t bytes)
+{
+    if (s->rc == ECO_OK && bytes > s->inbytes) {
+        char *v = realloc(s->in, bytes + 1);
+        if (!v) {
+            s->rc = ECO_ERR_NOMEM;
+            return;
+        }
+        s->in = v;
+        s->inbytes = bytes;
+    }
+}
+
 void ecoi_sched_recv_op(ecoi_sched *s, int peer, int tag, void *acc, size_t count, int left)
 {
     ecoi_step *st = add(s, ECOI_STEP_RECV);
@@ -149,15 +163,7 @@ void ecoi_sched_recv_op(ecoi_sched *s, int peer, int tag, void *acc, size_t coun
     st->left = (unsigned char)left;
     /* one buffer for every combining receive: each is combined as soon
      * as it is read, before the next is */
-    if (bytes > s->inbytes) {
-        char *v = realloc(s->in, bytes + 1);
-        if (!v) {
-            s->rc = ECO_ERR_NOMEM;
-            return;
-        }
-        s->in = v;
-        s->inbytes = bytes;
-    }
+    scratch(s, bytes);
 }
 
 void ecoi_sched_copy(ecoi_sched *s, void *to, const void *from, size_t count)
@@ -170,20 +176,6 @@ void ecoi_sched_copy(ecoi_sched *s, void *to, const void *from, size_t count)
         st->acc = to;
         st->buf = (char *)from;
         st->count = count;
-    }
-}
-
-/* The scratch buffer (s->in) holds at least bytes. */
-static void scratch(ecoi_sched *s, size_t bytes)
-{
-    if (s->rc == ECO_OK && bytes > s->inbytes) {
-        char *v = realloc(s->in, bytes + 1);
-        if (!v) {
-            s->rc = ECO_ERR_NOMEM;
-            return;
-        }
-        s->in = v;
-        s->inbytes = bytes;
     }
 }
 
