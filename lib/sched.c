@@ -338,10 +338,10 @@ int ecoi_sched_advance(ecoi_sched *s, int wait)
             if (!wait)
                 return ECOI_AGAIN;
             rc = recv_step(s, &s->steps[first], 1);
-            if (rc == ECO_OK)
+            if (rc == ECO_OK) {
                 s->steps[first].done = 1;
-            if (rc == ECO_OK)
                 continue;       /* the others of the round, as they come */
+            }
         }
         if (rc != ECO_OK)
             return s->rc = rc;
