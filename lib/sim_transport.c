@@ -291,8 +291,22 @@ static double reserve(lane *L, double now, double t0, double d, double *st)
         L->n -= L->head;
         L->head = 0;
     }
+    /* from the first interval that ends after t0: they are in order and
+     * apart, and a host's link may hold thousands ahead (an all-to-all:
+     * one per sender) */
+    {
+        int lo = L->head, hi = L->n;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (L->iv[mid].en <= cur)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        i = lo;
+    }
     *st = -1;
-    for (i = L->head; d > 0;) {
+    while (d > 0) {
         double piece;
         if (i < L->n && L->iv[i].en <= cur) {
             i++;
