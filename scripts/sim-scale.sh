@@ -32,7 +32,7 @@ if [ "${1:-}" = --table ]; then
         function t(x) {
             if (x < 1e-3) return sprintf("%.0f us", x * 1e6)
             if (x < 1) return sprintf("%.3g ms", x * 1e3)
-            return sprintf("%.3g s", x)
+            return x < 1000 ? sprintf("%.3g s", x) : sprintf("%.0f s", x)
         }
         function w(k) { return (k in wall) ? sprintf("%s s, %s MB", wall[k], rss[k]) : "" }
         !/^#/ && $4 != "-" { k = $1 " " $2 " " $3; sec[k] = $4; wall[k] = $5; rss[k] = $6
@@ -45,7 +45,9 @@ if [ "${1:-}" = --table ]; then
                 for (h = 10; h <= 10000; h *= 10) {
                     e = o[i] " " h " eco"; b = o[i] " " h " binary"
                     if (!(e in sec) && !(b in sec)) continue
-                    r = (e in sec) && (b in sec) && sec[e] > 0 ? sprintf("%.2g", sec[b] / sec[e]) : ""
+                    r = ""
+                    if ((e in sec) && (b in sec) && sec[e] > 0)
+                        r = sprintf(sec[b] / sec[e] < 100 ? "%.2g" : "%.0f", sec[b] / sec[e])
                     printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", o[i],
                            (h >= 1000 ? sprintf("%d,000", h / 1000) : h),
                            (e in sec) ? t(sec[e]) : "not run", (b in sec) ? t(sec[b]) : "not run",
@@ -86,7 +88,7 @@ if [ "${1:-}" = --plot ]; then
         echo "set output '$dir/scale-cost.$ext'"
         echo "set terminal $term size 900,420 font 'sans,11' background '#ffffff'"
         echo "set multiplot layout 1,2 title \"eco-sim's own cost (eco's runs)\""
-        echo "set key top left; set ylabel 'seconds'; set title 'wall time'"
+        echo "set key top left; set ylabel 'seconds'; set title 'wall time (under 10 ms: drawn at 1 ms)'"
         echo "set yrange [0.001:*]"
         first=1
         printf "plot "
