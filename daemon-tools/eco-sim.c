@@ -293,8 +293,9 @@ static void member(int rank, void *arg)
             for (int p = 0; p < R->npat; p++) {
                 size_t slot = ((size_t)i * R->iters + k) * R->npat + p;
                 int rc;
+                /* the pattern is share's (set once, in setup): a shared
+                 * context takes its trees and choices from there */
                 ctx->share = R->share[p];
-                eco_set_pattern(ctx, pattern_names[R->pat[p]]);
                 rc = eco_barrier(ctx);
                 if (rank == R->root)
                     R->start[slot] = ecoi_sim_clock(R->sim, rank);

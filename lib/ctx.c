@@ -91,9 +91,28 @@ int ecoi_ctx_trees(const eco_ctx *c)
 /* Forget every choice made (the pattern or a forced algorithm changed). */
 static void plans_reset(eco_ctx *c)
 {
-    for (int k = 0; k < ECOI_NCOLL; k++)
-        for (int z = 0; z < ECOI_SIZE_CLASSES; z++)
-            c->plans[k][z].algorithm = -1;
+    for (int k = 0; k < ECOI_NCOLL; k++) {
+        free(c->plans[k]);
+        c->plans[k] = NULL;
+    }
+}
+
+/* A collective's table is 40 plans (1.9 KB): made when the collective is
+ * first called, so that a context pays for the collectives it uses, and a
+ * shared context (eco-sim's members: 10,000 of them) for none. */
+ecoi_plan *ecoi_ctx_plan_slot(eco_ctx *c, int coll, int z)
+{
+    if (c->share || coll < 0 || coll >= ECOI_NCOLL || z < 0 || z >= ECOI_SIZE_CLASSES)
+        return NULL;
+    if (!c->plans[coll]) {
+        ecoi_plan *t = malloc(ECOI_SIZE_CLASSES * sizeof *t);
+        if (!t)
+            return NULL;
+        for (int i = 0; i < ECOI_SIZE_CLASSES; i++)
+            t[i].algorithm = -1;
+        c->plans[coll] = t;
+    }
+    return &c->plans[coll][z];
 }
 
 int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,
@@ -117,7 +136,6 @@ int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,
      * nothing. */
     if (ecoi_parse_forced(spec, c->forced, NULL, 0) != ECO_OK)
         ecoi_parse_forced(NULL, c->forced, NULL, 0);
-    plans_reset(c);
     c->member_host = malloc((size_t)n * sizeof *c->member_host);
     if (!c->member_host) {
         free(c);
@@ -154,6 +172,7 @@ void ecoi_ctx_destroy(eco_ctx *c)
         c->member_host = NULL;
     }
     shapes_free(c);
+    plans_reset(c);
     free(c->member_host);
     for (int l = 0; l < ECOI_LEVELS; l++)
         free(c->groups[l]);

@@ -91,6 +91,10 @@ struct ecoi_transport {
     /* Optional: the caller polls and has nothing to do (eco_test): let
      * one polling period pass (the simulation's virtual time). */
     void (*idle)(ecoi_transport *t);
+    /* The head of this member's list of contexts with requests under way
+     * (request.c), or NULL: the calling thread's (a member is a thread,
+     * but for the simulation's fibers). */
+    struct eco_ctx **busy;
     /* 1 from the start of a call (ecoi_begin, or a request's turn) to its
      * end, whether or not the member is inside the library: peers that
      * wait on this member compare their call with this one. */
@@ -343,7 +347,9 @@ struct eco_ctx {
     size_t segment;        /* a forced pipelining segment in bytes (0: none) */
     int segment_auto;      /* 1: the model picks the segment (select.c) */
     int forced[ECOI_NCOLL];/* an algorithm forced by name, or -1 */
-    ecoi_plan plans[ECOI_NCOLL][ECOI_SIZE_CLASSES]; /* choices made */
+    ecoi_plan *plans[ECOI_NCOLL]; /* choices made: ECOI_SIZE_CLASSES per
+                            * collective, allocated on its first call (a
+                            * shared context has none: it uses share's) */
     int pattern_k;         /* 0: ECO's trees; else a k-ary tree over ranks */
     int *groups[ECOI_LEVELS]; /* [n] ecoi_ctx_groups, made on first use */
     ecoi_model *dflt_model; /* the defaults when the map has no model,
@@ -388,6 +394,10 @@ int ecoi_tree_build_shape(const eco_map *map, int n, const int *member_host,
  * comparison patterns' k-ary tree whatever the shape).  Valid until the
  * next collective begins: the cache keeps the last few trees (ctx.c). */
 int ecoi_ctx_shape(eco_ctx *c, int root, ecoi_shape shape, const eco_tree **tree);
+/* The plan kept for coll's calls of size class z (select.c), the class's
+ * table allocated on first use; NULL when out of memory or for a shared
+ * context (whose choices are its share's). */
+ecoi_plan *ecoi_ctx_plan_slot(eco_ctx *c, int coll, int z);
 /* The number of trees the context holds (the unit tests bound it). */
 int ecoi_ctx_trees(const eco_ctx *c);
 /* The tree made of t's edges inside subnets only (subnet[member]): one

@@ -2,7 +2,7 @@
 /*
  * eco_sim.h -- private: the simulated transport (sim_transport.c).  The
  * library's own collectives run on simulated hosts in virtual time: every
- * member is a thread, only one runs at a time (cooperative scheduling),
+ * member is a fiber (or a thread), only one runs at a time (cooperative scheduling),
  * and the one resumed is always the member whose next event is the
  * earliest, so that the network's links are reserved in nondecreasing
  * virtual time: a sequential discrete-event simulation, deterministic.
@@ -46,9 +46,10 @@ ecoi_sim *ecoi_sim_new(int n, const ecoi_topo *topo, const int *host_of,
 void ecoi_sim_free(ecoi_sim *s);
 /* Member rank's transport; the simulation must outlive it. */
 ecoi_transport *ecoi_sim_transport(ecoi_sim *s, int rank);
-/* Run body(rank, arg) in every member, each a thread of stack_bytes (0:
+/* Run body(rank, arg) in every member, each a fiber (sim_transport.c; a
+ * thread without them) of stack_bytes (0:
  * 128 KiB), to the end of all of them: ECO_OK, or ECO_ERR_NOMEM (no
- * thread could be made: nothing ran). */
+ * fiber or thread could be made: nothing ran). */
 int ecoi_sim_run(ecoi_sim *s, void (*body)(int rank, void *arg), void *arg,
                  size_t stack_bytes);
 /* Member rank's virtual clock, seconds. */

@@ -26,18 +26,26 @@
 
 #define ECOI_NAP_USEC 50
 
-/* This thread's contexts with queued requests (a member is a thread). */
-static __thread eco_ctx *busy;
+/* A member's contexts with queued requests: the transport's list, or
+ * the calling thread's (a member is a thread but in the simulation). */
+static __thread eco_ctx *thread_busy;
+
+static eco_ctx **busy_of(const eco_ctx *c)
+{
+    return c->tp->busy ? c->tp->busy : &thread_busy;
+}
 
 static void busy_add(eco_ctx *c)
 {
-    c->busy_next = busy;
-    busy = c;
+    eco_ctx **busy = busy_of(c);
+
+    c->busy_next = *busy;
+    *busy = c;
 }
 
 static void busy_remove(eco_ctx *c)
 {
-    for (eco_ctx **pp = &busy; *pp; pp = &(*pp)->busy_next)
+    for (eco_ctx **pp = busy_of(c); *pp; pp = &(*pp)->busy_next)
         if (*pp == c) {
             *pp = c->busy_next;
             break;
@@ -127,9 +135,10 @@ static void progress(eco_ctx *c, const eco_request *until, int wait)
     c->tp->leave(c->tp);
 }
 
-static void progress_all(void)
+/* Every context of the list as far as it goes now. */
+static void progress_all(eco_ctx *const *busy)
 {
-    eco_ctx *c = busy;
+    eco_ctx *c = *busy;
 
     while (c) {
         eco_ctx *next = c->busy_next;   /* c may leave the list */
@@ -141,12 +150,14 @@ static void progress_all(void)
 /* Until r is done. */
 static void wait_done(eco_request *r)
 {
+    eco_ctx **busy = r->ctx ? busy_of(r->ctx) : NULL;
+
     while (r->ctx) {
-        if (busy == r->ctx && !busy->busy_next) {
+        if (*busy == r->ctx && !(*busy)->busy_next) {
             progress(r->ctx, r, 1);
         } else {
             struct timespec nap = { 0, ECOI_NAP_USEC * 1000L };
-            progress_all();
+            progress_all(busy);
             if (r->ctx && r->ctx->tp->idle)
                 r->ctx->tp->idle(r->ctx->tp);
             else if (r->ctx)
@@ -206,7 +217,7 @@ int eco_test(eco_request **req, int *done)
         return ECO_OK;
     }
     if (r->ctx)
-        progress_all();
+        progress_all(busy_of(r->ctx));
     if (r->ctx) {
         if (r->ctx->tp->idle)
             r->ctx->tp->idle(r->ctx->tp);

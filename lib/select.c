@@ -1277,7 +1277,7 @@ int ecoi_select(eco_ctx *c, int coll, int root, size_t bytes, ecoi_plan *plan)
 int ecoi_select_flags(eco_ctx *c, int coll, int root, size_t bytes, unsigned flags,
                       ecoi_plan *plan)
 {
-    ecoi_plan *slot = &c->plans[coll][size_class(bytes)];
+    ecoi_plan spare = { .algorithm = -1 }, *slot;
     ecoi_prediction pr[16];
     long seg = c->segment_auto ? -1 : (long)c->segment;
     const int whole = (flags & ECOI_CALL_WHOLE) != 0;
@@ -1285,6 +1285,8 @@ int ecoi_select_flags(eco_ctx *c, int coll, int root, size_t bytes, unsigned fla
 
     if (c->share)
         return ecoi_select_flags(c->share, coll, root, bytes, flags, plan);
+    if (!(slot = ecoi_ctx_plan_slot(c, coll, size_class(bytes))))
+        slot = &spare;   /* out of memory: chosen again next time */
     if (!whole && slot->algorithm >= 0 && slot->root == root &&
         slot->pattern_k == c->pattern_k) {
         *plan = *slot;

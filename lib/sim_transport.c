@@ -14,22 +14,61 @@
  * heap's first through its semaphore.  When nobody is ready and somebody
  * waits, the waiting members fail with ECO_ERR_TIMEOUT (they would wait
  * for ever: members that disagree).
+ *
+ * A member is a fiber (ucontext: makecontext and swapcontext, each on its
+ * own stack) where the C library has them: the baton passes in one
+ * thread, a few hundred nanoseconds, where two threads and their
+ * semaphores take 10 to 20 us of system time (10^8 messages: half an
+ * hour).  Elsewhere, and under the sanitizers (which need to be told of
+ * stack switches), every member is a thread.
  */
 #include <math.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "eco_sim.h"
 
-typedef struct smsg {
-    struct smsg *next;
-    int src, tag;
-    ecoi_sig sig;
-    size_t bytes;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SIM_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SIM_SANITIZED 1
+#endif
+#endif
+#if defined(__GLIBC__) && !defined(SIM_SANITIZED) && !defined(ECO_SIM_THREADS)
+#define SIM_FIBERS 1
+#include <ucontext.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#else
+#define SIM_FIBERS 0
+#endif
+
+/* A message in a mailbox, 24 bytes: an all-to-all of 10,000 members has
+ * its 10^8 messages in flight at once.  Its tag and signature, the same
+ * in every message of a call, are interned (key). */
+typedef struct srec {
     double arrive;
-    char data[];
-} smsg;
+    uint64_t bytes;
+    int src;                 /* -1: taken */
+    int key;                 /* s->keys[key] */
+} srec;
+typedef struct skey {
+    int tag;
+    ecoi_sig sig;
+} skey;
+
+/* A mailbox is a list of chunks of records in order of sending; a chunk
+ * goes when all its records are taken. */
+#define CHUNK 64
+typedef struct schunk {
+    struct schunk *next;
+    int n, live, first;      /* written, not taken, the first maybe not taken */
+    char **data;             /* [CHUNK] the payloads, with data; else NULL */
+    srec r[CHUNK];
+} schunk;
 
 enum { M_READY, M_BLOCKED, M_DONE };
 
@@ -41,9 +80,16 @@ typedef struct smember {
     double clock, key;       /* key: the time it resumes at, when ready */
     int wait_src, wait_tag, wake_rc;
     int aborted;             /* the status of an abort notice, or 0 */
-    smsg *head, *tail;       /* mailbox, in order of sending */
+    schunk *head, *tail;     /* mailbox, in order of sending */
+    eco_ctx *busy;           /* its contexts with requests (request.c): the
+                              * members may share one thread */
+#if SIM_FIBERS
+    ucontext_t uc;
+    char *stack;             /* mapped, a guard page first */
+#else
     sem_t sem;
     pthread_t th;
+#endif
 } smember;
 
 /* One direction of a link: the times it is reserved, in order, apart. */
@@ -66,8 +112,16 @@ struct ecoi_sim {
     int *heap, nheap;              /* ready members by (key, rank) */
     int nblocked;
     int cancel;                    /* threads that must not run the body */
+#if SIM_FIBERS
+    ucontext_t main_uc;            /* ecoi_sim_run's */
+    size_t stack_bytes;
+#else
     sem_t main_sem;
+#endif
     long messages;
+    skey *keys;                    /* the messages' tags and signatures */
+    int nkeys, capkeys;
+    int *khash, hcap;              /* keys by hash, -1 empty; hcap a power of 2 */
     void (*body)(int, void *);
     void *arg;
     smember *cur;                  /* the running member */
@@ -150,11 +204,17 @@ static void switch_from(ecoi_sim *s, smember *me)
     s->cur = next;
     if (next == me)
         return;
+#if SIM_FIBERS
+    /* a member done is never resumed: its stack goes when the run ends */
+    swapcontext(&me->uc, next ? &next->uc : &s->main_uc);
+    (void)done;
+#else
     done = me->state == M_DONE;   /* read before the next one runs */
     sem_post(next ? &next->sem : &s->main_sem);
     if (!done)
         while (sem_wait(&me->sem) != 0)
             ;
+#endif
 }
 
 /* Go on at time t, after every member with an earlier event. */
@@ -233,8 +293,22 @@ static double reserve(lane *L, double now, double t0, double d, double *st)
         L->n -= L->head;
         L->head = 0;
     }
+    /* from the first interval that ends after t0: they are in order and
+     * apart, and a host's link may hold thousands ahead (an all-to-all:
+     * one per sender) */
+    {
+        int lo = L->head, hi = L->n;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (L->iv[mid].en <= cur)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        i = lo;
+    }
     *st = -1;
-    for (i = L->head; d > 0;) {
+    while (d > 0) {
         double piece;
         if (i < L->n && L->iv[i].en <= cur) {
             i++;
@@ -321,30 +395,106 @@ static double alpha_between(const ecoi_sim *s, const smember *a, const smember *
     return a->host == b->host ? s->c.alpha_tasks : s->c.alpha_hosts;
 }
 
+static unsigned key_hash(int tag, const ecoi_sig *g)
+{
+    const int v[6] = { tag, g->kind, g->root, g->count, g->datatype, g->op };
+    unsigned h = 2166136261u;
+
+    for (int i = 0; i < 6; i++)
+        h = (h ^ (unsigned)v[i]) * 16777619u;
+    return h;
+}
+
+/* The key of (tag, sig), made when new: >= 0, or -1 (no memory). */
+static int intern(ecoi_sim *s, int tag, const ecoi_sig *sig)
+{
+    unsigned i;
+
+    if (2 * (s->nkeys + 1) > s->hcap) {       /* grow: half full at most */
+        int nc = s->hcap ? 2 * s->hcap : 64, *nh = malloc((size_t)nc * sizeof *nh);
+        if (!nh)
+            return -1;
+        for (int j = 0; j < nc; j++)
+            nh[j] = -1;
+        for (int k = 0; k < s->nkeys; k++) {
+            for (i = key_hash(s->keys[k].tag, &s->keys[k].sig) & (unsigned)(nc - 1);
+                 nh[i] >= 0; i = (i + 1) & (unsigned)(nc - 1))
+                ;
+            nh[i] = k;
+        }
+        free(s->khash);
+        s->khash = nh;
+        s->hcap = nc;
+    }
+    for (i = key_hash(tag, sig) & (unsigned)(s->hcap - 1); s->khash[i] >= 0;
+         i = (i + 1) & (unsigned)(s->hcap - 1)) {
+        const skey *k = &s->keys[s->khash[i]];
+        if (k->tag == tag && ecoi_sig_equal(&k->sig, sig))
+            return s->khash[i];
+    }
+    if (s->nkeys == s->capkeys) {
+        int nc = s->capkeys ? 2 * s->capkeys : 64;
+        skey *nk = realloc(s->keys, (size_t)nc * sizeof *nk);
+        if (!nk)
+            return -1;
+        s->keys = nk;
+        s->capkeys = nc;
+    }
+    s->keys[s->nkeys] = (skey){ tag, *sig };
+    s->khash[i] = s->nkeys;
+    return s->nkeys++;
+}
+
+static void chunk_free(schunk *c)
+{
+    if (c->data)
+        for (int i = 0; i < c->n; i++)
+            if (c->r[i].src >= 0)
+                free(c->data[i]);
+    free(c->data);
+    free(c);
+}
+
 static int post(ecoi_sim *s, smember *me, int dest, int tag, const ecoi_sig *sig,
                 const void *buf, size_t bytes)
 {
     smember *d = &s->m[dest];
     size_t keep = s->data ? bytes : 0;
-    smsg *m;
+    schunk *c;
+    srec *m;
+    int key;
 
     me->clock += alpha_between(s, me, d) / 2;
     yield_at(s, me, me->clock);
-    if (!(m = malloc(sizeof *m + keep + 1)))
+    c = d->tail;    /* after the yield: others post to d meanwhile */
+    if ((key = intern(s, tag, sig)) < 0)
         return ECO_ERR_NOMEM;
-    m->next = NULL;
+    if (!c || c->n == CHUNK) {
+        if (!(c = malloc(sizeof *c)))
+            return ECO_ERR_NOMEM;
+        c->next = NULL;
+        c->n = c->live = c->first = 0;
+        c->data = NULL;
+        if (s->data && !(c->data = malloc(CHUNK * sizeof *c->data))) {
+            free(c);
+            return ECO_ERR_NOMEM;
+        }
+        if (d->tail)
+            d->tail->next = c;
+        else
+            d->head = c;
+        d->tail = c;
+    }
+    if (c->data && !(c->data[c->n] = malloc(keep + 1)))
+        return ECO_ERR_NOMEM;
+    if (keep)
+        memcpy(c->data[c->n], buf, keep);
+    m = &c->r[c->n++];
+    c->live++;
     m->src = me->rank;
-    m->tag = tag;
-    m->sig = *sig;
+    m->key = key;
     m->bytes = bytes;
     m->arrive = route(s, me->host, d->host, bytes, me->clock);
-    if (keep)
-        memcpy(m->data, buf, keep);
-    if (d->tail)
-        d->tail->next = m;
-    else
-        d->head = m;
-    d->tail = m;
     s->messages++;
     if (d->state == M_BLOCKED) {
         if (d->wait_src == me->rank && d->wait_tag == tag)
@@ -365,21 +515,48 @@ static int s_send(ecoi_transport *t, int dest, int tag, const void *buf, size_t 
     return post(me->s, me, dest, tag, &t->sig, buf, count * ecoi_type_size(datatype));
 }
 
-/* The first message (src, tag) in me's mailbox, unlinked with prev; *other
- * set when one of that tag carries another signature. */
-static smsg *find(smember *me, int src, int tag, smsg **prev, int *other)
+/* Where the first message (src, tag) in me's mailbox is: its chunk (and
+ * the one before, *prev), *at its index; *other set when one of that tag
+ * carries another signature. */
+static schunk *find(smember *me, int src, int tag, schunk **prev, int *at, int *other)
 {
-    smsg *p = NULL;
+    const skey *keys = me->s->keys;
+    schunk *p = NULL;
 
-    for (smsg *m = me->head; m; p = m, m = m->next) {
-        if (m->src == src && m->tag == tag) {
-            *prev = p;
-            return m;
+    for (schunk *c = me->head; c; p = c, c = c->next)
+        for (int i = c->first; i < c->n; i++) {
+            const srec *m = &c->r[i];
+            if (m->src < 0 || keys[m->key].tag != tag)
+                continue;
+            if (m->src == src) {
+                *prev = p;
+                *at = i;
+                return c;
+            }
+            if (!ecoi_sig_equal(&keys[m->key].sig, &me->base.sig))
+                *other = 1;
         }
-        if (m->tag == tag && !ecoi_sig_equal(&m->sig, &me->base.sig))
-            *other = 1;
-    }
     return NULL;
+}
+
+/* Take record i of chunk c (after prev) out of me's mailbox. */
+static void take(smember *me, schunk *c, schunk *prev, int i)
+{
+    c->r[i].src = -1;
+    c->live--;
+    while (c->first < c->n && c->r[c->first].src < 0)
+        c->first++;
+    if (c->live > 0)
+        return;
+    if (c == me->tail) {            /* empty: written again from the start */
+        c->n = c->first = 0;
+        return;
+    }
+    if (prev)
+        prev->next = c->next;
+    else
+        me->head = c->next;
+    chunk_free(c);
 }
 
 static int s_get(ecoi_transport *t, int src, int tag, void *buf, size_t count,
@@ -388,16 +565,19 @@ static int s_get(ecoi_transport *t, int src, int tag, void *buf, size_t count,
     smember *me = (smember *)t;
     ecoi_sim *s = me->s;
     size_t bytes = count * ecoi_type_size(datatype);
-    smsg *m, *prev = NULL;
-    int other = 0, rc = ECO_OK;
+    schunk *c, *prev = NULL;
+    srec m;
+    skey k;
+    char *data;
+    int other = 0, rc = ECO_OK, at = 0;
 
     if (src < 0 || src >= s->n)
         return ECO_ERR_ARG;
-    m = find(me, src, tag, &prev, &other);
-    if (!wait && (!m || m->arrive > me->clock))   /* not there yet */
-        return !m && (other || me->aborted) ? (other ? ECO_ERR_MISMATCH : me->aborted)
+    c = find(me, src, tag, &prev, &at, &other);
+    if (!wait && (!c || c->r[at].arrive > me->clock))   /* not there yet */
+        return !c && (other || me->aborted) ? (other ? ECO_ERR_MISMATCH : me->aborted)
                                             : ECOI_AGAIN;
-    if (!m) {
+    if (!c) {
         if (other || me->aborted)
             return other ? ECO_ERR_MISMATCH : me->aborted;
         me->state = M_BLOCKED;
@@ -407,26 +587,25 @@ static int s_get(ecoi_transport *t, int src, int tag, void *buf, size_t count,
         switch_from(s, me);
         if (me->wake_rc != ECO_OK)
             return me->wake_rc;
-        if (!(m = find(me, src, tag, &prev, &other)))
+        if (!(c = find(me, src, tag, &prev, &at, &other)))
             return ECO_ERR_PEER;
     }
-    me->clock = fmax(me->clock, m->arrive);
+    /* taken before anything else runs: others append to this mailbox */
+    m = c->r[at];
+    k = s->keys[m.key];
+    data = c->data ? c->data[at] : NULL;
+    take(me, c, prev, at);
+    me->clock = fmax(me->clock, m.arrive);
     yield_at(s, me, me->clock);
     me->clock += alpha_between(s, me, &s->m[src]) / 2;
-    if (prev)
-        prev->next = m->next;
-    else
-        me->head = m->next;
-    if (me->tail == m)
-        me->tail = prev;
     for (int i = 0; i < nfwd && rc == ECO_OK; i++)
         rc = fwd[i] < 0 || fwd[i] >= s->n
-            ? ECO_ERR_ARG : post(s, me, fwd[i], tag, &m->sig, m->data, m->bytes);
-    if (rc == ECO_OK && (!ecoi_sig_equal(&m->sig, &t->sig) || m->bytes != bytes))
+            ? ECO_ERR_ARG : post(s, me, fwd[i], tag, &k.sig, data, (size_t)m.bytes);
+    if (rc == ECO_OK && (!ecoi_sig_equal(&k.sig, &t->sig) || m.bytes != bytes))
         rc = ECO_ERR_MISMATCH;
-    if (rc == ECO_OK && bytes && s->data)
-        memcpy(buf, m->data, bytes);
-    free(m);
+    if (rc == ECO_OK && bytes && data)
+        memcpy(buf, data, bytes);
+    free(data);
     return rc;
 }
 
@@ -459,11 +638,12 @@ static int s_poll(ecoi_transport *t)
 
     if (me->aborted)
         return me->aborted;
-    for (smsg *m = me->head; m; m = m->next) {
-        int d = ecoi_tag_diff(m->tag, t->call_tag);
-        if (d < 0 && d >= -ECOI_STALE_CALLS * ECOI_CALL_TAGS)
-            return ECO_ERR_MISMATCH;
-    }
+    for (const schunk *c = me->head; c; c = c->next)
+        for (int i = c->first; i < c->n; i++) {
+            int d = ecoi_tag_diff(me->s->keys[c->r[i].key].tag, t->call_tag);
+            if (c->r[i].src >= 0 && d < 0 && d >= -ECOI_STALE_CALLS * ECOI_CALL_TAGS)
+                return ECO_ERR_MISMATCH;
+        }
     return ECO_OK;
 }
 
@@ -509,7 +689,11 @@ ecoi_sim *ecoi_sim_new(int n, const ecoi_topo *topo, const int *host_of,
     s->nlinks = (int)links;
     s->up = calloc(links + 1, sizeof *s->up);
     s->down = calloc(links + 1, sizeof *s->down);
+#if SIM_FIBERS
+    if (!s->m || !s->heap || !s->up || !s->down) {
+#else
     if (!s->m || !s->heap || !s->up || !s->down || sem_init(&s->main_sem, 0, 0)) {
+#endif
         free(s->m);
         s->m = NULL;
         ecoi_sim_free(s);
@@ -525,10 +709,13 @@ ecoi_sim *ecoi_sim_new(int n, const ecoi_topo *topo, const int *host_of,
         m->base.recv = s_recv;
         m->base.try_recv = s_try_recv;
         m->base.idle = s_idle;
+        m->base.busy = &m->busy;
         m->base.poll = s_poll;
         m->base.abort = s_abort;
         m->base.destroy = s_nothing;   /* the simulation owns its members */
+#if !SIM_FIBERS
         sem_init(&m->sem, 0, 0);
+#endif
     }
     return s;
 }
@@ -539,15 +726,22 @@ void ecoi_sim_free(ecoi_sim *s)
         return;
     for (int r = 0; s->m && r < s->n; r++) {
         while (s->m[r].head) {
-            smsg *m = s->m[r].head;
-            s->m[r].head = m->next;
-            free(m);
+            schunk *c = s->m[r].head;
+            s->m[r].head = c->next;
+            chunk_free(c);
         }
+#if !SIM_FIBERS
         sem_destroy(&s->m[r].sem);
+#endif
     }
-    sem_destroy(&s->main_sem);
+#if !SIM_FIBERS
+    if (s->m)
+        sem_destroy(&s->main_sem);
+#endif
     free(s->m);
     free(s->heap);
+    free(s->keys);
+    free(s->khash);
     for (int l = 0; l < s->nlinks; l++) {
         free(s->up ? s->up[l].iv : NULL);
         free(s->down ? s->down[l].iv : NULL);
@@ -572,6 +766,83 @@ long ecoi_sim_messages(const ecoi_sim *s)
     return s->messages;
 }
 
+#if SIM_FIBERS
+/* A member's fiber: runs the body, then passes the baton for good. */
+static void fiber_main(int rank)
+{
+    ecoi_sim *s = running;
+    smember *me = &s->m[rank];
+
+    s->body(rank, s->arg);
+    me->state = M_DONE;
+    switch_from(s, me);
+}
+
+static void stacks_free(ecoi_sim *s)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+    for (int r = 0; r < s->n; r++)
+        if (s->m[r].stack) {
+            munmap(s->m[r].stack, s->stack_bytes + page);
+            s->m[r].stack = NULL;
+        }
+}
+
+/* Member r's stack and context, ready to run the body: 0, or -1. */
+static int fiber_make(ecoi_sim *s, int r, size_t page)
+{
+    smember *m = &s->m[r];
+    char *st = mmap(NULL, s->stack_bytes + page, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+    if (st == MAP_FAILED)
+        return -1;
+    if (mprotect(st, page, PROT_NONE) != 0 || getcontext(&m->uc) != 0) {
+        munmap(st, s->stack_bytes + page);
+        return -1;
+    }
+    m->stack = st;
+    m->uc.uc_stack.ss_sp = st + page;
+    m->uc.uc_stack.ss_size = s->stack_bytes;
+    m->uc.uc_link = NULL;
+    makecontext(&m->uc, (void (*)(void))fiber_main, 1, r);
+    m->state = M_READY;
+    m->key = m->clock;
+    return 0;
+}
+
+int ecoi_sim_run(ecoi_sim *s, void (*body)(int rank, void *arg), void *arg,
+                 size_t stack_bytes)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+    if (running)
+        return ECO_ERR_ARG;    /* one simulation at a time */
+    s->body = body;
+    s->arg = arg;
+    s->nheap = 0;
+    s->nblocked = 0;
+    s->stack_bytes = ((stack_bytes ? stack_bytes : 128 * 1024) + page - 1) / page * page;
+    /* Every stack first (mapped, touched only as deep as it is used), so
+     * that nothing runs when one cannot be made. */
+    for (int r = 0; r < s->n; r++)
+        if (fiber_make(s, r, page) != 0) {
+            stacks_free(s);
+            return ECO_ERR_NOMEM;
+        }
+    running = s;
+    ecoi_combine_hook = sim_combine;
+    for (int r = 0; r < s->n; r++)
+        heap_push(s, r);
+    s->cur = &s->m[heap_pop(s)];
+    swapcontext(&s->main_uc, &s->cur->uc);   /* back when every member is done */
+    stacks_free(s);
+    ecoi_combine_hook = NULL;
+    running = NULL;
+    return ECO_OK;
+}
+#else
 static void *member_main(void *arg)
 {
     smember *me = arg;
@@ -634,3 +905,4 @@ int ecoi_sim_run(ecoi_sim *s, void (*body)(int rank, void *arg), void *arg,
     running = NULL;
     return ECO_OK;
 }
+#endif

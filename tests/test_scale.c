@@ -318,10 +318,74 @@ static void test_context_10000(void)
     free(mh);
 }
 
+/*
+ * eco-sim's members: 10,000 contexts that share one (its map, member
+ * list, trees, groups, ring and choices).  Each member holds its own
+ * context only; the plan table (15 collectives x 40 size classes, 29 KB)
+ * was in every context: 288 MB of eco-sim's 394 MB at 10,000 hosts.
+ * Now a collective's table is made on its first call, and never in a
+ * shared context.
+ */
+static void test_shared_10000(void)
+{
+    ecoi_transport *tp = calloc(1, sizeof *tp);
+    int *mh = malloc(N_MEMBERS * sizeof *mh);
+    eco_ctx *c = NULL, **m = calloc(N_MEMBERS, sizeof *m);
+    long long before, after, one;
+    ecoi_plan *slot;
+
+    CU_ASSERT_FATAL(tp && mh && m);
+    tp->enter = tp->leave = nothing;
+    tp->destroy = destroy;
+    CU_ASSERT_FATAL(ecoi_ctx_create(N_MEMBERS, 0, members_map(mh), mh, tp, &c) == ECO_OK);
+    before = heap_bytes();
+    for (int r = 0; r < N_MEMBERS; r++) {
+        ecoi_transport *t = calloc(1, sizeof *t);
+        CU_ASSERT_FATAL(t != NULL);
+        t->enter = t->leave = nothing;
+        t->destroy = destroy;
+        CU_ASSERT_FATAL(ecoi_ctx_create_shared(c, r, t, &m[r]) == ECO_OK);
+    }
+    after = heap_bytes();
+    if (before >= 0)
+        printf("\n    [scale] %d shared contexts: %lld bytes per member (a context "
+               "%zu, its transport %zu)\n", N_MEMBERS, (after - before) / N_MEMBERS,
+               sizeof(eco_ctx), sizeof(ecoi_transport));
+    /* no plan table in a shared context, ever: its choices are c's */
+    CU_ASSERT_PTR_NULL(ecoi_ctx_plan_slot(m[17], ECOI_C_BCAST, 14));
+    for (int k = 0; k < ECOI_NCOLL; k++)
+        CU_ASSERT_PTR_NULL(m[17]->plans[k]);
+    CU_ASSERT(sizeof(eco_ctx) < 1024);
+    if (before >= 0)
+        CU_ASSERT((after - before) / N_MEMBERS < 1024);
+    /* in c, one collective's table when it is first used */
+    for (int k = 0; k < ECOI_NCOLL; k++)
+        CU_ASSERT_PTR_NULL(c->plans[k]);
+    one = heap_bytes();
+    slot = ecoi_ctx_plan_slot(c, ECOI_C_BCAST, 14);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(slot);
+    CU_ASSERT_EQUAL(slot->algorithm, -1);
+    CU_ASSERT_PTR_EQUAL(ecoi_ctx_plan_slot(c, ECOI_C_BCAST, 3), c->plans[ECOI_C_BCAST] + 3);
+    CU_ASSERT_PTR_NULL(c->plans[ECOI_C_REDUCE]);
+    if (one >= 0)
+        CU_ASSERT(heap_bytes() - one < 2 * ECOI_SIZE_CLASSES * (long long)sizeof(ecoi_plan));
+    CU_ASSERT_PTR_NULL(ecoi_ctx_plan_slot(c, ECOI_NCOLL, 0));
+    CU_ASSERT_PTR_NULL(ecoi_ctx_plan_slot(c, ECOI_C_BCAST, ECOI_SIZE_CLASSES));
+    /* a new pattern forgets the choices, and their tables */
+    CU_ASSERT_EQUAL(eco_set_pattern(c, "binary"), ECO_OK);
+    CU_ASSERT_PTR_NULL(c->plans[ECOI_C_BCAST]);
+    for (int r = 0; r < N_MEMBERS; r++)
+        ecoi_ctx_destroy(m[r]);
+    ecoi_ctx_destroy(c);
+    free(m);
+    free(mh);
+}
+
 static const eco_unit_test scale_tests[] = {
     { "a subnet file of 100,000 hosts", test_big_file },
     { "a tree of 10,000 members", test_tree_10000 },
     { "a context of 10,000 members, many roots", test_context_10000 },
+    { "10,000 contexts that share one: no plan tables", test_shared_10000 },
     { NULL, NULL }
 };
 
