@@ -20,37 +20,71 @@
 #include "eco_coll.h"
 
 /* Block j: count elements at j * count, or (with sc) sc[j] at sd[j] to
- * send and rc_[j] at rd[j] to receive.  One round: the sends, then the
- * receives as they come. */
+ * send and rc_[j] at rd[j] to receive.  Rounds of ECOI_A2A_CHUNK sends
+ * and as many receives (the sends first, the receives as they come),
+ * made a round at a time: a schedule of n members holds O(1) steps (in
+ * place, one round of them all: O(n)). */
+#define ECOI_A2A_CHUNK 64
+typedef struct direct_state {
+    const char *sendbuf;
+    char *recvbuf;
+    const int *sc, *sd, *rc_, *rd;
+    size_t count, size;
+    int n, me, tag, k, chunk;
+} direct_state;
+
+#define SLEN(d, j) ((d)->sc ? (size_t)(d)->sc[j] : (d)->count)
+#define SAT(d, j) ((d)->sendbuf + ((d)->sc ? (size_t)(d)->sd[j] : (size_t)(j) * (d)->count) * \
+                   (d)->size)
+#define RLEN(d, j) ((d)->sc ? (size_t)(d)->rc_[j] : (d)->count)
+#define RAT(d, j) ((d)->recvbuf + ((d)->sc ? (size_t)(d)->rd[j] : (size_t)(j) * (d)->count) * \
+                   (d)->size)
+
+static int direct_round(ecoi_sched *s, void *arg)
+{
+    direct_state *d = arg;
+    const int stop = d->k + d->chunk < d->n ? d->k + d->chunk : d->n;
+
+    /* Every pair exchanges a message, empty or not: a receiver whose
+     * count differs from the sender's fails (ECO_ERR_MISMATCH). */
+    for (int k = d->k; k < stop; k++) {
+        int to = (d->me + k) % d->n;
+        ecoi_sched_send(s, to, d->tag, SAT(d, to), SLEN(d, to));
+    }
+    for (int k = d->k; k < stop; k++) {
+        int from = (d->me - k + d->n) % d->n;
+        ecoi_sched_recv(s, from, d->tag, RAT(d, from), RLEN(d, from));
+    }
+    ecoi_sched_fence(s);
+    d->k = stop;
+    if (d->k < d->n)
+        ecoi_sched_more(s, direct_round, d);
+    return ECO_OK;
+}
+
 static void sched_direct(ecoi_sched *s, const char *sendbuf, const int *sc, const int *sd,
                          char *recvbuf, const int *rc_, const int *rd, size_t count)
 {
     eco_ctx *c = s->c;
-    const int n = c->n, me = c->rank, tag = ecoi_next_tag(c);
-    const size_t size = ecoi_type_size(s->datatype);
-#define SLEN(j) (sc ? (size_t)sc[j] : count)
-#define SAT(j) (sendbuf + (sc ? (size_t)sd[j] : (size_t)(j) * count) * size)
-#define RLEN(j) (sc ? (size_t)rc_[j] : count)
-#define RAT(j) (recvbuf + (sc ? (size_t)rd[j] : (size_t)(j) * count) * size)
+    direct_state *d = ecoi_sched_alloc(s, sizeof *d);
 
+    if (!d)
+        return;
+    *d = (direct_state){ .sendbuf = sendbuf, .recvbuf = recvbuf, .sc = sc, .sd = sd,
+                         .rc_ = rc_, .rd = rd, .count = count,
+                         .size = ecoi_type_size(s->datatype), .n = c->n, .me = c->rank,
+                         .tag = ecoi_next_tag(c), .k = 1,
+                         /* in place, every send leaves before a receive
+                          * writes over the blocks: one round */
+                         .chunk = sendbuf == recvbuf ? c->n : ECOI_A2A_CHUNK };
     /* in place: the sends copy before any receive */
-    ecoi_sched_copy(s, RAT(me), SAT(me), SLEN(me));
-    /* Every pair exchanges a message, empty or not: a receiver whose
-     * count differs from the sender's fails (ECO_ERR_MISMATCH). */
-    for (int k = 1; k < n; k++) {
-        int to = (me + k) % n;
-        ecoi_sched_send(s, to, tag, SAT(to), SLEN(to));
-    }
-    for (int k = 1; k < n; k++) {
-        int from = (me - k + n) % n;
-        ecoi_sched_recv(s, from, tag, RAT(from), RLEN(from));
-    }
-    ecoi_sched_fence(s);
+    ecoi_sched_copy(s, RAT(d, d->me), SAT(d, d->me), SLEN(d, d->me));
+    direct_round(s, d);
+}
 #undef SLEN
 #undef SAT
 #undef RLEN
 #undef RAT
-}
 
 /* What a leader's local steps of hier need: the forest's shape, copied
  * (the forest is freed when the schedule is made), and the buffers. */

@@ -116,7 +116,8 @@ struct ecoi_transport {
 /* Schedules (sched.c): a collective as steps in rounds                */
 /* ------------------------------------------------------------------ */
 enum { ECOI_STEP_SEND, ECOI_STEP_RECV, ECOI_STEP_COPY, ECOI_STEP_UNPACK, ECOI_STEP_PACK,
-       ECOI_STEP_OP, ECOI_STEP_CALL };
+       ECOI_STEP_OP, ECOI_STEP_CALL, ECOI_STEP_MORE };
+struct ecoi_sched;
 typedef struct ecoi_step {
     unsigned char kind, done;
     unsigned char left;     /* RECV into acc, OP: acc = in op acc */
@@ -129,6 +130,8 @@ typedef struct ecoi_step {
     const int *order;       /* UNPACK: block i goes to place order[i]; PACK: comes from */
     size_t unit;            /* (UN)PACK: bytes a block */
     int (*fn)(void *arg);   /* CALL: local work, ECO_OK or an error */
+    /* MORE: appends the rounds that follow (buf: its argument) */
+    int (*more)(struct ecoi_sched *s, void *arg);
     int fwd, nfwd;          /* RECV: passed on to sched.fwd[fwd .. fwd + nfwd - 1] */
 } ecoi_step;
 
@@ -165,6 +168,11 @@ void ecoi_sched_recv_op(ecoi_sched *s, int peer, int tag, void *acc, size_t coun
 void ecoi_sched_copy(ecoi_sched *s, void *to, const void *from, size_t count);
 void ecoi_sched_op(ecoi_sched *s, void *acc, const void *in, size_t count, int left);
 void ecoi_sched_call(ecoi_sched *s, int (*fn)(void *arg), void *arg);
+/* A round of its own that, when it starts, drops the steps done and
+ * calls more(s, arg) to append what follows (perhaps another of these):
+ * a long schedule (the ring's n - 1 rounds) made a few rounds at a time,
+ * so that it holds O(1) steps, not O(n). */
+void ecoi_sched_more(ecoi_sched *s, int (*more)(ecoi_sched *s, void *arg), void *arg);
 /* In a round of its own: t's preorder blocks of `unit` bytes at pre to
  * rank order at ranks (ecoi_preorder_to_ranks, when the round starts). */
 void ecoi_sched_unpack(ecoi_sched *s, const eco_tree *t, const void *pre, void *ranks,

@@ -82,40 +82,68 @@ int ecoi_bcast_from0(eco_ctx *c, void *buf, size_t count, int datatype)
 
 /* Gather-to-all around the ring (long blocks); block q: counts[q]
  * elements at displs[q], or count elements at q * count. */
+/* The ring's rounds, made ECOI_RING_CHUNK at a time (n - 1 in all). */
+#define ECOI_RING_CHUNK 32
+typedef struct ring_state {
+    const char *sendbuf;
+    char *recvbuf;
+    const int *counts, *displs, *ring;
+    size_t count, size;
+    int n, p, left, right, tag, k;
+} ring_state;
+
+#define LEN(r, q) ((r)->counts ? (size_t)(r)->counts[q] : (r)->count)
+#define AT(r, q) ((r)->recvbuf + ((r)->counts ? (size_t)(r)->displs[q] \
+                                              : (size_t)(q) * (r)->count) * (r)->size)
+
+static int ring_rounds(ecoi_sched *s, void *arg)
+{
+    ring_state *r = arg;
+    const int stop = r->k + ECOI_RING_CHUNK < r->n - 1 ? r->k + ECOI_RING_CHUNK : r->n - 1;
+
+    /* Each round sends before it receives: PVM buffers sends, so this
+     * cannot deadlock.  Empty blocks are not sent: both ends know their
+     * counts. */
+    for (; r->k < stop; r->k++) {
+        int out = r->ring[(r->p + r->n - r->k) % r->n];
+        int in = r->ring[(r->p + r->n - r->k - 1) % r->n];
+        if (LEN(r, out))
+            ecoi_sched_send(s, r->right, r->tag, AT(r, out), LEN(r, out));
+        if (LEN(r, in))
+            ecoi_sched_recv(s, r->left, r->tag, AT(r, in), LEN(r, in));
+        ecoi_sched_fence(s);
+    }
+    if (r->k < r->n - 1)
+        ecoi_sched_more(s, ring_rounds, r);
+    return ECO_OK;
+}
+
 static void sched_ring(ecoi_sched *s, const void *sendbuf, void *recvbuf, const int *counts,
                        const int *displs, size_t count)
 {
     eco_ctx *c = s->c;
-    const size_t size = ecoi_type_size(s->datatype);
-    const int n = c->n, tag = ecoi_next_tag(c);
-    const int *ring = NULL;
-    int p = 0, left, right, rc = ecoi_ctx_ring(c, &ring);
-#define LEN(q) (counts ? (size_t)counts[q] : count)
-#define AT(q) ((char *)recvbuf + (counts ? (size_t)displs[q] : (size_t)(q) * count) * size)
+    ring_state *r = ecoi_sched_alloc(s, sizeof *r);
+    int rc;
 
-    if (rc != ECO_OK) {
+    if (!r)
+        return;
+    *r = (ring_state){ .sendbuf = sendbuf, .recvbuf = recvbuf, .counts = counts,
+                       .displs = displs, .count = count, .size = ecoi_type_size(s->datatype),
+                       .n = c->n, .tag = ecoi_next_tag(c) };
+    if ((rc = ecoi_ctx_ring(c, &r->ring)) != ECO_OK) {
         s->rc = rc;
         return;
     }
-    while (ring[p] != c->rank)
-        p++;
-    left = ring[(p + n - 1) % n];
-    right = ring[(p + 1) % n];
-    ecoi_sched_copy(s, AT(c->rank), sendbuf, LEN(c->rank));   /* nothing in place */
-    /* Each round sends before it receives: PVM buffers sends, so this
-     * cannot deadlock.  Empty blocks are not sent: both ends know their
-     * counts. */
-    for (int k = 0; k < n - 1; k++) {
-        int out = ring[(p + n - k) % n], in = ring[(p + n - k - 1) % n];
-        if (LEN(out))
-            ecoi_sched_send(s, right, tag, AT(out), LEN(out));
-        if (LEN(in))
-            ecoi_sched_recv(s, left, tag, AT(in), LEN(in));
-        ecoi_sched_fence(s);
-    }
+    while (r->ring[r->p] != c->rank)
+        r->p++;
+    r->left = r->ring[(r->p + r->n - 1) % r->n];
+    r->right = r->ring[(r->p + 1) % r->n];
+    ecoi_sched_copy(s, AT(r, c->rank), sendbuf, LEN(r, c->rank));   /* nothing in place */
+    ecoi_sched_fence(s);
+    ring_rounds(s, r);
+}
 #undef LEN
 #undef AT
-}
 
 int ecoi_ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf, const int *counts,
                         const int *displs, size_t count, int datatype)

@@ -203,6 +203,31 @@ void ecoi_sched_call(ecoi_sched *s, int (*fn)(void *arg), void *arg)
     }
 }
 
+void ecoi_sched_more(ecoi_sched *s, int (*more)(ecoi_sched *s, void *arg), void *arg)
+{
+    ecoi_step *st;
+
+    ecoi_sched_fence(s);
+    if ((st = add(s, ECOI_STEP_MORE))) {
+        st->more = more;
+        st->buf = arg;
+    }
+    ecoi_sched_fence(s);
+}
+
+/* Round cur is a MORE: drop it and the steps done, and append. */
+static int more_steps(ecoi_sched *s)
+{
+    const ecoi_step m = s->steps[s->cur];
+    const int keep = s->nsteps - s->cur - 1;   /* none: a MORE ends what is made */
+
+    memmove(s->steps, s->steps + s->cur + 1, (size_t)keep * sizeof *s->steps);
+    s->nsteps = keep;
+    s->cur = 0;
+    s->started = 0;
+    return m.more(s, m.buf);
+}
+
 /* A round of its own that reorders t's blocks (kind UNPACK or PACK). */
 static void reorder(ecoi_sched *s, int kind, const eco_tree *t, const void *from, void *to,
                     size_t unit)
@@ -291,6 +316,11 @@ int ecoi_sched_advance(ecoi_sched *s, int wait)
 
         while (end < s->nsteps && s->steps[end].round == round)
             end++;
+        if (s->steps[s->cur].kind == ECOI_STEP_MORE) {
+            if ((rc = more_steps(s)) != ECO_OK || (rc = s->rc) != ECO_OK)
+                return s->rc = rc;
+            continue;
+        }
         if (!s->started) {
             for (int i = s->cur; i < end && rc == ECO_OK; i++) {
                 ecoi_step *st = &s->steps[i];
