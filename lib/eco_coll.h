@@ -209,16 +209,13 @@ void ecoi_sched_bcast_from0(ecoi_sched *s, void *buf, size_t count);
  * tags) and its schedule, made when the call starts.  A context runs its
  * requests one after the other, in the order they started (the same in
  * every member); a blocking call is a request waited on at once.  The
- * call's own work at the end (unpack a gather, ...) is `finish`.
+ * call's local work (unpack a gather, ...) is steps of its schedule.
  */
 struct eco_request {
     eco_ctx *ctx;           /* NULL when done */
     ecoi_sig sig;
     unsigned call;          /* its number: its tags */
     ecoi_sched sched;
-    int (*finish)(eco_request *r);
-    void *arg[4];           /* for finish */
-    size_t argn[2];
     int status;             /* ECOI_AGAIN until done */
     int begun;
     eco_request *next;      /* in the context's queue */

@@ -94,8 +94,6 @@ static void end(eco_request *r, int status)
 {
     eco_ctx *c = r->ctx;
 
-    if (status == ECO_OK && r->finish)
-        status = r->finish(r);
     if (status != ECO_OK)
         ecoi_ctx_fail(c, status);
     if (r->begun)
