@@ -7,31 +7,43 @@
 # prediction / measurement, Open MPI's median and Open MPI / eco.
 #
 #   scripts/bench-table.sh OUTDIR [OPS]
-# OPS: default every OP.txt in OUTDIR, in eco-bench's order.
+#   scripts/bench-table.sh --sim TOPOLOGY OUTDIR [OPS]
+# OPS: default every OP.txt in OUTDIR, in eco-bench's order.  With --sim,
+# the same sizes run in eco-sim(1) on TOPOLOGY (the run's topology) with
+# the run's subnet file OUTDIR/subnets, and the table sets the measured
+# median beside the simulated one and the model's prediction, with their
+# ratios (the accuracy table of doc/scale.md); OUTDIR/OP.sim keeps
+# eco-sim's output.
 set -eu
+sim=""
 case ${1:-} in
     -h|--help)
-        sed -n '3,9s/^# \{0,1\}//p' "$0"
+        sed -n '3,16s/^# \{0,1\}//p' "$0"
         exit 0 ;;
+    --sim)
+        [ $# -ge 3 ] || { echo "Usage: $0 --sim TOPOLOGY OUTDIR [OPS]" >&2; exit 2; }
+        sim=$2
+        shift 2 ;;
     ''|-*)
-        echo "Usage: $0 OUTDIR [OPS]" >&2
+        echo "Usage: $0 [--sim TOPOLOGY] OUTDIR [OPS]" >&2
         exit 2 ;;
 esac
 out=$1
 ops=${2:-"bcast reduce allreduce gather allgather scatter alltoall barrier scan"}
-echo "| op | bytes | bound ms | eco ms (chose) | predicted ms | eco / bound | predicted / eco | Open MPI ms | Open MPI / eco |"
-echo "|---|---:|---:|---|---:|---:|---:|---:|---:|"
-for op in $ops; do
-    [ -f "$out/$op.txt" ] || continue
-    awk -v op="$op" '
-        function r(x, d) { return x == "" ? "-" : sprintf("%.*f", d, x) }
+tools=$(cd "$(dirname "$0")/.." && pwd)/daemon-tools
+
+# One record per size of an eco-bench or eco-sim table:
+# "bytes bound eco chose predicted openmpi", "-" where absent.
+rows() {
+    awk '
+        function v(x) { return x == "" ? "-" : x }
         $1 == "bytes" {
             np = 0
             limit = $2 == "link-limit"
             for (i = limit ? 3 : 2; i <= NF; i++) col[++np] = $i
             next
         }
-        /^#/ || NF == 0 { next }
+        /^#/ || NF == 0 || $1 !~ /^[0-9]+$/ { next }
         {
             bytes = $1; bound = (!limit || $2 == "-") ? "" : $2
             eco = ""; mpi = ""; chose = "-"; pred = ""
@@ -47,10 +59,41 @@ for op in $ops; do
                 if (name == "eco") eco = med
                 if (name == "openmpi") mpi = med
             }
-            printf "| %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s |\n", op, bytes,
-                   r(bound, 3), r(eco, 3), chose, r(pred, 3),
-                   (bound != "" && eco > 0) ? r(eco / bound, 2) : "-",
-                   (pred != "" && eco > 0) ? r(pred / eco, 2) : "-",
-                   r(mpi, 3), (mpi != "" && eco > 0) ? r(mpi / eco, 2) : "-"
-        }' "$out/$op.txt"
+            print bytes, v(bound), v(eco), chose, v(pred), v(mpi)
+        }' "$1"
+}
+
+if [ -z "$sim" ]; then
+    echo "| op | bytes | bound ms | eco ms (chose) | predicted ms | eco / bound | predicted / eco | Open MPI ms | Open MPI / eco |"
+    echo "|---|---:|---:|---|---:|---:|---:|---:|---:|"
+else
+    [ -x "$tools/eco-sim" ] || { echo "bench-table: build eco-sim first" >&2; exit 1; }
+    [ -f "$out/subnets" ] || { echo "bench-table: $out/subnets: no subnet file" >&2; exit 1; }
+    echo "| op | bytes | bound ms | measured ms (chose) | simulated ms (chose) | simulated / measured | predicted ms | predicted / measured |"
+    echo "|---|---:|---:|---|---|---:|---:|---:|"
+fi
+for op in $ops; do
+    [ -f "$out/$op.txt" ] || continue
+    if [ -z "$sim" ]; then
+        rows "$out/$op.txt" | awk -v op="$op" '
+            function r(x, d) { return x == "-" ? "-" : sprintf("%.*f", d, x) }
+            function q(a, b) { return (a != "-" && b != "-" && b > 0) ? sprintf("%.2f", a / b) : "-" }
+            { printf "| %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s |\n", op, $1,
+                     r($2, 3), r($3, 3), $4, r($5, 3), q($3, $2), q($5, $3), r($6, 3), q($6, $3) }'
+        continue
+    fi
+    sizes=$(rows "$out/$op.txt" | awk '{ printf "%s%s", (NR > 1 ? "," : ""), $1 }')
+    [ -n "$sizes" ] || continue
+    "$tools/eco-sim" --topology "$sim" --subnets "$out/subnets" --op "$op" --sizes "$sizes" \
+        --patterns eco > "$out/$op.sim" 2> "$out/$op.sim.err" ||
+        { echo "bench-table: eco-sim failed for $op (see $out/$op.sim.err)" >&2; exit 1; }
+    rows "$out/$op.sim" > "$out/$op.sim.rows"
+    rows "$out/$op.txt" | awk -v op="$op" -v simrows="$out/$op.sim.rows" '
+        function r(x, d) { return x == "-" ? "-" : sprintf("%.*f", d, x) }
+        function q(a, b) { return (a != "-" && b != "-" && b > 0) ? sprintf("%.2f", a / b) : "-" }
+        BEGIN { while ((getline line < simrows) > 0) { split(line, f, " "); s[f[1]] = f[3]; sc[f[1]] = f[4] } }
+        { printf "| %s | %s | %s | %s (%s) | %s (%s) | %s | %s | %s |\n", op, $1, r($2, 3),
+                 r($3, 3), $4, r(s[$1] == "" ? "-" : s[$1], 3), sc[$1] == "" ? "-" : sc[$1],
+                 q(s[$1] == "" ? "-" : s[$1], $3), r($5, 3), q($5, $3) }'
+    rm -f "$out/$op.sim.rows"
 done
