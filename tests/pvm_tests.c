@@ -151,6 +151,46 @@ static void mode_isolation(int n, const int *tids)
                    v == ((me + n - 1) % n) * 10 + k, "application message %d: %d", k, v);
     }
     ecot_check(&rep, pvm_nrecv(-1, -1) == 0, "no stray message in the application's context");
+
+    /* Requests under way on both contexts while the application sends
+     * and receives its own messages between eco_test calls. */
+    {
+        eco_request *q[2] = { NULL, NULL };
+        int left = tids[(me + n - 1) % n], d0 = 0, d1 = 0, got = 0, polls = 0;
+        double y = me + 1, ysum = 0, z = eco_rank(b) == 0 ? 5.0 : 0.0;
+
+        /* every member past the check above before any sends again */
+        ecot_check(&rep, eco_barrier(a) == ECO_OK, "barrier before the requests");
+        rc = eco_ireduce(a, &y, &ysum, 1, PVM_DOUBLE, PvmSum, ECO_ALL, &q[0]);
+        ecot_check(&rep, rc == ECO_OK, "eco_ireduce on A: %d", rc);
+        rc = eco_ibcast(b, &z, 1, PVM_DOUBLE, 0, &q[1]);
+        ecot_check(&rep, rc == ECO_OK, "eco_ibcast on B: %d", rc);
+        pvm_initsend(PvmDataDefault);
+        v = 100 + me;
+        pvm_pkint(&v, 1, 1);
+        pvm_send(tids[(me + 1) % n], TAG_APP + 5);
+        /* at most about a minute: eco_test waits a little when not done */
+        while ((q[0] || q[1] || !got) && polls++ < 600000) {
+            if (!got && pvm_nrecv(left, TAG_APP + 5) > 0) {
+                v = -1;
+                ecot_check(&rep, pvm_upkint(&v, 1, 1) >= 0 && v == 100 + (me + n - 1) % n,
+                           "application message during requests: %d", v);
+                got = 1;
+            }
+            if (q[1] && eco_test(&q[1], &d1) != ECO_OK)
+                break;
+            if (q[0] && eco_test(&q[0], &d0) != ECO_OK)
+                break;
+            if (!q[0] && !q[1] && !got)
+                usleep(100);
+        }
+        ecot_check(&rep, got, "the application's message during requests arrived");
+        ecot_check(&rep, q[0] == NULL && q[1] == NULL, "both requests completed");
+        ecot_check(&rep, eco_waitall(2, q) == ECO_OK, "waitall of the finished ones");
+        ecot_check(&rep, ysum == n * (n + 1) / 2.0 && z == 5.0,
+                   "results of the requests: sum %g, bcast %g", ysum, z);
+        ecot_check(&rep, pvm_nrecv(-1, -1) == 0, "no stray message after the requests");
+    }
     eco_finalize(b);
     eco_finalize(a);
     free(rev);
