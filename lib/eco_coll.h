@@ -409,6 +409,11 @@ int ecoi_ctx_trees(const eco_ctx *c);
  * tree per subnet, rooted at the member t enters the subnet by; with site
  * not NULL, one tree per site (its subnets' trees hang from its first). */
 int ecoi_tree_cut(const eco_tree *t, const int *subnet, const int *site, eco_tree **forest);
+/* Sites: the 20% rule one level up.  Subnets s and t share a site when
+ * cost[s*S+t] is within threshold of the cheapest cost either has to any
+ * other subnet (and transitively).  site[s] = its site, numbered in order
+ * of first subnet; returns the number of sites or ECO_ERR_NOMEM. */
+int ecoi_sites(int S, const double *cost, double threshold, int *site);
 /* The members' groups at a level (ECOI_LEVEL_SUBNETS: their subnets;
  * ECOI_LEVEL_SITES: sites, subnets grouped by the 20% rule on the
  * model's costs between them): group[m] for every member.  Returns the

@@ -245,50 +245,42 @@ static double link_cost(const ecoi_model *md, int s, int t)
     return c.alpha + c.beta * PROBE_BYTES;
 }
 
-static int find_root(int *up, int x)
-{
-    while (up[x] != x)
-        x = up[x] = up[up[x]];
-    return x;
-}
-
 int ecoi_groups(const eco_map *map, const ecoi_model *model, int n, const int *mh,
                 int level, int *group)
 {
     ecoi_model *dflt = NULL;
     const ecoi_model *md = model;
     int S = map && map->nsubnets > 0 ? map->nsubnets : 0, ng = 0, rc = ECO_OK;
-    int *up = NULL, *id = NULL;
-    double *near = NULL, th = map && map->threshold > 0 ? map->threshold : 0.2;
+    int *site = NULL, *id = NULL;
+    double *cost = NULL, th = map && map->threshold > 0 ? map->threshold : 0.2;
 
     if (S > 0 && (!md || md->nsubnets != S)) {
         if (!(dflt = ecoi_model_default(map)))
             return ECO_ERR_NOMEM;
         md = dflt;
     }
-    up = malloc(((size_t)S + 1) * sizeof *up);
+    site = malloc(((size_t)S + 1) * sizeof *site);
     id = malloc(((size_t)S + 1) * sizeof *id);
-    near = malloc(((size_t)S + 1) * sizeof *near);
-    if (!up || !id || !near) {
+    if (!site || !id) {
         rc = ECO_ERR_NOMEM;
         goto out;
     }
     for (int s = 0; s < S; s++) {
-        up[s] = s;
+        site[s] = s;
         id[s] = -1;
-        near[s] = INFINITY;
-        for (int t = 0; t < S; t++)
-            if (t != s)
-                near[s] = fmin(near[s], link_cost(md, s, t));
     }
-    /* Sites: the 20% rule one level up.  Two subnets share a site when
-     * the cost between them is within the threshold of the cheapest
-     * either has to any other subnet. */
-    if (level == ECOI_LEVEL_SITES)
+    if (level == ECOI_LEVEL_SITES && S > 0) {
+        if (!(cost = malloc((size_t)S * (size_t)S * sizeof *cost))) {
+            rc = ECO_ERR_NOMEM;
+            goto out;
+        }
         for (int s = 0; s < S; s++)
-            for (int t = s + 1; t < S; t++)
-                if (link_cost(md, s, t) <= (1.0 + th) * fmin(near[s], near[t]))
-                    up[find_root(up, s)] = find_root(up, t);
+            for (int t = 0; t < S; t++)
+                cost[(size_t)s * (size_t)S + (size_t)t] = s == t ? 0.0 : link_cost(md, s, t);
+        if ((rc = ecoi_sites(S, cost, th, site)) < 0)
+            goto out;
+        rc = ECO_OK;
+    }
     for (int m = 0; m < n; m++) {
         int h = mh[m], s = map && map->subnet && h >= 0 && h < map->nhosts
                              ? map->subnet[h] : -1;
@@ -297,15 +289,15 @@ int ecoi_groups(const eco_map *map, const ecoi_model *model, int n, const int *m
             ng++;
             continue;
         }
-        s = find_root(up, s);
+        s = site[s];
         if (id[s] < 0)
             id[s] = ng++;
         group[m] = id[s];
     }
 out:
-    free(up);
+    free(site);
     free(id);
-    free(near);
+    free(cost);
     ecoi_model_free(dflt);
     return rc == ECO_OK ? ng : rc;
 }

@@ -353,7 +353,11 @@ typedef struct costs {
     double fill;    /* cost of every pair without a measurement */
     double *m;      /* [sm*sm] cheapest measured host pair, else fill */
     int *row;       /* [sm*sm] row s: the other subnets by (cost, index) */
-    int *cur;       /* [sm] first possibly uninformed entry of row s */
+    int *cur;       /* [sm] first possibly uninformed entry of row s in s's site */
+    int *curx;      /* [sm] the same outside s's site */
+    int *site;      /* [sm] the site of each measured subnet (ecoi_sites) */
+    int nsites;
+    double *up;     /* [nsites] when the site's link out is free again */
 } costs;
 
 /* The dearest measured cost of the whole map, 1.0 when none is. */
@@ -403,6 +407,48 @@ static int measure_subnets(const build *b, costs *c)
     return ECO_OK;
 }
 
+static int site_root(int *up, int x)
+{
+    while (up[x] != x)
+        x = up[x] = up[up[x]];
+    return x;
+}
+
+int ecoi_sites(int S, const double *cost, double threshold, int *site)
+{
+    int *up = malloc((S > 0 ? (size_t)S : 1) * sizeof *up), ns = 0;
+    double *near = malloc((S > 0 ? (size_t)S : 1) * sizeof *near);
+    double f = 1.0 + (isfinite(threshold) && threshold >= 0.0 ? threshold : 0.2);
+
+    if (!up || !near) {
+        free(up);
+        free(near);
+        return ECO_ERR_NOMEM;
+    }
+    for (int s = 0; s < S; s++) {
+        up[s] = s;
+        near[s] = INFINITY;
+        for (int t = 0; t < S; t++)
+            if (t != s)
+                near[s] = fmin(near[s], cost[(size_t)s * (size_t)S + (size_t)t]);
+    }
+    for (int s = 0; s < S; s++)
+        for (int t = s + 1; t < S; t++)
+            if (cost[(size_t)s * (size_t)S + (size_t)t] <= f * fmin(near[s], near[t]))
+                up[site_root(up, s)] = site_root(up, t);
+    for (int s = 0; s < S; s++)
+        site[s] = -1;
+    for (int s = 0; s < S; s++) {   /* dense ids, in order of first subnet */
+        int r = site_root(up, s);
+        if (site[r] < 0)
+            site[r] = ns++;
+        site[s] = site[r];
+    }
+    free(up);
+    free(near);
+    return ns;
+}
+
 typedef struct rowent {
     double cost;
     int t;
@@ -424,7 +470,8 @@ static int sort_rows(costs *c)
     rowent *tmp = malloc((sm ? sm : 1) * sizeof *tmp);
     c->row = malloc((sm ? sm * sm : 1) * sizeof *c->row);
     c->cur = calloc(sm ? sm : 1, sizeof *c->cur);
-    if (!tmp || !c->row || !c->cur) {
+    c->curx = calloc(sm ? sm : 1, sizeof *c->curx);
+    if (!tmp || !c->row || !c->cur || !c->curx) {
         free(tmp);
         return ECO_ERR_NOMEM;
     }
@@ -515,27 +562,49 @@ static int first_uninformed(const sched *q, int *low, int end)
     return *low;
 }
 
-/* The best pair of a measured sender s, folded into *best. */
+/* The first uninformed entry of s's row at or after *cur that is in s's
+ * site (out = 0) or outside it (out = 1), -1 if none. */
+static int first_of_kind(const sched *q, int s, int *cur, int out)
+{
+    const costs *c = &q->c;
+    size_t base = (size_t)s * (size_t)c->sm;
+    while (*cur < c->sm) {
+        int t = c->row[base + (size_t)*cur];
+        if (!q->informed[t] && (c->site[t] != c->site[s]) == out)
+            return t;
+        (*cur)++;
+    }
+    return -1;
+}
+
+/* The best pair of a measured sender s, folded into *best.  A message to
+ * another site leaves through the sender's site's link, which carries
+ * one such message at a time (c->up): without this, two subnets of one
+ * site would both send across a shared wide-area link at once. */
 static void offer_measured(sched *q, int s, int nsub, pick *best)
 {
     costs *c = &q->c;
-    size_t sm = (size_t)c->sm, base = (size_t)s * sm;
-    int t = -1, tu = first_uninformed(q, &q->low_unmeasured, nsub);
-    double x = 0.0;
-    while (c->cur[s] < c->sm && q->informed[c->row[base + (size_t)c->cur[s]]])
-        c->cur[s]++;
-    if (c->cur[s] < c->sm) {
-        t = c->row[base + (size_t)c->cur[s]];
-        x = c->m[base + (size_t)t];
+    size_t base = (size_t)s * (size_t)c->sm;
+    int t = first_of_kind(q, s, &c->cur[s], 0), tx = first_of_kind(q, s, &c->curx[s], 1);
+    int tu = first_uninformed(q, &q->low_unmeasured, nsub);
+    double x = t >= 0 ? q->ready[s] + c->m[base + (size_t)t] : INFINITY;
+
+    if (tx >= 0) {
+        double ax = fmax(q->ready[s], c->up[c->site[s]]) + c->m[base + (size_t)tx];
+        if (t < 0 || ax < x || (ax == x && tx < t)) {
+            t = tx;
+            x = ax;
+        }
     }
-    if (tu < nsub && (t < 0 || c->fill < x || (c->fill == x && tu < t))) {
+    if (tu < nsub && (t < 0 || q->ready[s] + c->fill < x ||
+                      (q->ready[s] + c->fill == x && tu < t))) {
         t = tu;
-        x = c->fill;
+        x = q->ready[s] + c->fill;
     }
-    if (t >= 0 && better(best, q->ready[s] + x, t, s)) {
+    if (t >= 0 && better(best, x, t, s)) {
         best->s = s;
         best->t = t;
-        best->at = q->ready[s] + x;
+        best->at = x;
     }
 }
 
@@ -568,6 +637,8 @@ static void apply_pick(build *b, sched *q, pick p)
         b->snext[b->slast[p.s]] = p.t;
     b->slast[p.s] = p.t;
     q->informed[p.t] = 1;
+    if (p.s < q->c.sm && p.t < q->c.sm && q->c.site[p.s] != q->c.site[p.t])
+        q->c.up[q->c.site[p.s]] = p.at;
     if (p.s >= q->c.sm)
         heap_pop(&q->h);     /* s was the top; re-insert with its new time */
     /* In a chain a subnet passes the message on once: only the newest
@@ -582,11 +653,29 @@ static void apply_pick(build *b, sched *q, pick p)
         heap_push(&q->h, p.t);
 }
 
+/* The measured subnets' sites (ecoi_sites on their cheapest costs);
+ * every site's link free at time 0. */
+static int site_subnets(const build *b, costs *c)
+{
+    size_t sm = (size_t)c->sm;
+    c->site = malloc((sm ? sm : 1) * sizeof *c->site);
+    if (!c->site)
+        return ECO_ERR_NOMEM;
+    c->nsites = ecoi_sites(c->sm, c->m, b->map ? b->map->threshold : 0.2, c->site);
+    if (c->nsites < 0)
+        return c->nsites;
+    c->up = calloc(c->nsites > 0 ? (size_t)c->nsites : 1, sizeof *c->up);
+    return c->up ? ECO_OK : ECO_ERR_NOMEM;
+}
+
 static void sched_free(sched *q)
 {
     free(q->c.m);
     free(q->c.row);
     free(q->c.cur);
+    free(q->c.curx);
+    free(q->c.site);
+    free(q->c.up);
     free(q->ready);
     free(q->informed);
     free(q->h.a);
@@ -613,6 +702,8 @@ static int schedule_subnets(build *b)
         rc = measure_subnets(b, &q.c);
     if (rc == ECO_OK)
         rc = sort_rows(&q.c);
+    if (rc == ECO_OK)
+        rc = site_subnets(b, &q.c);
     if (rc == ECO_OK) {
         q.informed[b->root_sub] = 1;
         if (b->root_sub >= q.c.sm)

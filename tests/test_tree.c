@@ -212,6 +212,8 @@ typedef struct ref {
     int *nhost;       /* [S] hosts of subnet */
     int *eparent, *ekind;
     int dsub;         /* depth of the subnet tree */
+    int has_map;      /* the configuration has a map */
+    double th;        /* its threshold */
 } ref;
 
 static long long ref_key(const eco_map *map, int h, int low)
@@ -356,6 +358,8 @@ static void ref_init(ref *r, const config *c)
         r->key[m] = ref_key(c->map, c->mh[m], r->hlow[m]);
     }
     ref_subnets(r);
+    r->has_map = c->map != NULL;
+    r->th = c->map ? c->map->threshold : 0.2;
     r->deg = xmalloc((size_t)r->S * sizeof *r->deg);
     r->cost = xmalloc((size_t)r->S * r->S * sizeof *r->cost);
     r->spar = xmalloc((size_t)r->S * sizeof *r->spar);
@@ -380,13 +384,56 @@ static void ref_free(ref *r)
         free(p[i]);
 }
 
-/* The greedy schedule, by brute force over all pairs at every step. */
+/* Sites among the subnets with mapped hosts (the first sm): s and t
+ * share one when their cost is within the threshold of the cheapest
+ * either has, and transitively (a closure by repeated passes). */
+static int ref_sites(const ref *r, int sm, double th, int *site)
+{
+    double *near = xmalloc(((size_t)sm + 1) * sizeof *near);
+    int changed = 1, ns = 0;
+    for (int s = 0; s < sm; s++) {
+        site[s] = s;
+        near[s] = INFINITY;
+        for (int t = 0; t < sm; t++)
+            if (t != s && r->cost[s * r->S + t] < near[s])
+                near[s] = r->cost[s * r->S + t];
+    }
+    while (changed) {
+        changed = 0;
+        for (int s = 0; s < sm; s++)
+            for (int t = 0; t < sm; t++)
+                if (s != t && site[t] != site[s] &&
+                    r->cost[s * r->S + t] <= (1.0 + th) * fmin(near[s], near[t])) {
+                    int lo = site[s] < site[t] ? site[s] : site[t];
+                    int hi = site[s] < site[t] ? site[t] : site[s];
+                    for (int u = 0; u < sm; u++)
+                        if (site[u] == hi)
+                            site[u] = lo;
+                    changed = 1;
+                }
+    }
+    for (int s = 0; s < sm; s++)
+        ns += site[s] == s;
+    free(near);
+    return ns;
+}
+
+/* The greedy schedule, by brute force over all pairs at every step.  A
+ * message between two sites leaves through the sender's site's link,
+ * one at a time: it starts when both the sender and that link are free. */
 static void ref_schedule(ref *r, int rs)
 {
-    int S = r->S;
+    int S = r->S, sm = 0;
     double *ready = calloc((size_t)S + 1, sizeof *ready);
+    double *up = calloc((size_t)S + 1, sizeof *up);
     int *depth = calloc((size_t)S + 1, sizeof *depth);
-    CU_ASSERT_FATAL(ready && depth);
+    int *site = calloc((size_t)S + 1, sizeof *site);
+    CU_ASSERT_FATAL(ready && depth && up && site);
+    if (r->has_map)
+        for (int m = 0; m < r->n; m++)
+            if (r->key[m] < (2LL << 32) && r->msub[m] + 1 > sm)
+                sm = r->msub[m] + 1;
+    ref_sites(r, sm, r->th, site);
     for (int s = 0; s < S; s++)
         r->spar[s] = r->pick[s] = -1;
     r->pick[rs] = 0;
@@ -399,7 +446,10 @@ static void ref_schedule(ref *r, int rs)
                 double at;
                 if (r->pick[s] < 0 || r->pick[t] >= 0)
                     continue;
-                at = ready[s] + r->cost[s * S + t];
+                at = ready[s];
+                if (s < sm && t < sm && site[s] != site[t] && up[site[s]] > at)
+                    at = up[site[s]];
+                at += r->cost[s * S + t];
                 if (bs < 0 || at < bat) { /* t, then s, ascending: ties keep the first */
                     bs = s;
                     bt = t;
@@ -408,12 +458,16 @@ static void ref_schedule(ref *r, int rs)
             }
         r->spar[bt] = bs;
         r->pick[bt] = step;
+        if (bs < sm && bt < sm && site[bs] != site[bt])
+            up[site[bs]] = bat;
         ready[bs] = ready[bt] = bat;
         depth[bt] = depth[bs] + 1;
         if (depth[bt] > r->dsub)
             r->dsub = depth[bt];
     }
     free(ready);
+    free(up);
+    free(site);
     free(depth);
 }
 
@@ -719,6 +773,31 @@ static void test_figure1(void)
     free_map(m);
 }
 
+/* Two sites of two subnets of two hosts (multilevel.topo): from every
+ * root exactly one edge crosses between the sites (the far site's other
+ * subnet is fed from inside it, not across the shared link again). */
+static void test_sites(void)
+{
+    static const int sub[8] = { 0, 0, 1, 1, 2, 2, 3, 3 }, deg[4] = { 2, 2, 2, 2 };
+    static const int one_each[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+    eco_map *m = mk_map(8, sub, 4, deg);
+    for (int a = 0; a < 8; a++)
+        for (int b = a + 1; b < 8; b++)
+            set_cost(m, a, b, sub[a] == sub[b] ? 1e-4 : sub[a] / 2 == sub[b] / 2 ? 2.8e-3 : 55e-3);
+    for (int root = 0; root < 8; root++) {
+        eco_tree *t = NULL;
+        int across = 0;
+        CU_ASSERT_FATAL(eco_tree_build(m, 8, one_each, root, &t) == ECO_OK);
+        for (int i = 0; i < 8; i++) {
+            int p = eco_tree_parent(t, i);
+            across += p >= 0 && sub[p] / 2 != sub[i] / 2;
+        }
+        CU_ASSERT_EQUAL(across, 1);
+        eco_tree_free(&t);
+    }
+    free_map(m);
+}
+
 /* Fastest node first: s0 and s3 have slow interfaces on the switch of f1
  * f2 (10 ms to everybody, f1-f2 0.1 ms); o4 o5 are another subnet. */
 static void test_slow_hosts_last(void)
@@ -990,6 +1069,7 @@ static const eco_unit_test tree_tests[] = {
     { "bad arguments", test_bad_arguments },
     { "figure 1 of the paper", test_figure1 },
     { "slow hosts last (fastest node first)", test_slow_hosts_last },
+    { "sites: one edge across the wide-area link", test_sites },
     { "tasks on one host", test_tasks_on_one_host },
     { "k-ary depth formula", test_heap_depth_formula },
     { "binomial subnet tree without a map", test_binomial_without_map },
