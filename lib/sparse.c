@@ -35,6 +35,9 @@
  *
  * The caller partitions the measured pairs with eco_map_partition.
  * Measurements: about p * (S + 1) plus S^2 / 2 plus the ambiguous ones.
+ * Memory: O(p + pairs measured), no p x p matrix: the measured costs are
+ * the planner's map (eco_map_impl.h: each host's pairs, sorted), which
+ * answers "measured yet?" by a binary search in the shorter list.
  */
 #include "config.h"
 
@@ -43,31 +46,34 @@
 #include <string.h>
 
 #include "eco_char.h"
+#include "eco_map_impl.h" /* the measured pairs: the map's lists */
 
 typedef struct plan {
     int n;
     double f2;              /* (1 + threshold)^2: "close" */
     double threshold;
     const ecoc_sparse_ops *ops;
-    double *cost;           /* [n*n], -1 unmeasured */
     long *measured;
-    eco_map *map;           /* hosts "h0000000".. in index order */
+    eco_map *map;           /* hosts "h0000000".. in index order, and
+                             * every measured cost */
     int *sub;               /* [n] provisional subnet, -1: not yet */
     int nsub;
     int *first, *second;    /* [n] representatives per subnet, -1 none */
     int *size;              /* [n] hosts per subnet */
+    int *head;              /* [n] per subnet: its hosts, ascending, */
+    int *next;              /* [n] linked through next[] (-1 ends) */
 } plan;
 
+/* The measured cost of a-b, -1 when not measured (0 when a == b). */
 static double cost_of(const plan *p, int a, int b)
 {
-    return p->cost[(size_t)a * p->n + b];
+    return ecoi_map_cost_ij(p->map, a, b);
 }
 
 /* Measure a-b unless known; sets *fresh when it measured.  0 or the
  * callback's value. */
 static int measure(plan *p, int a, int b, int *fresh)
 {
-    char na[16], nb[16];
     double s = 0.0;
     int rc;
 
@@ -77,13 +83,10 @@ static int measure(plan *p, int a, int b, int *fresh)
         return rc;
     if (!(s > 0.0))
         s = 1e-9; /* a clock that did not move: the cheapest possible */
-    p->cost[(size_t)a * p->n + b] = p->cost[(size_t)b * p->n + a] = s;
     (*p->measured)++;
     if (fresh)
         *fresh = 1;
-    snprintf(na, sizeof na, "h%07d", a);
-    snprintf(nb, sizeof nb, "h%07d", b);
-    return eco_map_add_cost(p->map, na, nb, s) == ECO_OK ? 0 : ECO_ERR_NOMEM;
+    return ecoi_map_set_cost(p->map, a, b, s) == ECO_OK ? 0 : ECO_ERR_NOMEM;
 }
 
 /* Partition the measured pairs of hosts 0..upto-1 into p->sub. */
@@ -110,8 +113,14 @@ static int partition(plan *p, int upto)
         p->sub[h] = id[s];
     }
     memset(p->size, 0, (size_t)p->n * sizeof *p->size);
-    for (int h = 0; h < upto; h++)
-        p->size[p->sub[h]]++;
+    for (int s = 0; s < p->nsub; s++)
+        p->head[s] = -1;
+    for (int h = upto - 1; h >= 0; h--) { /* lists ascending: pushed from the top */
+        int s = p->sub[h];
+        p->next[h] = p->head[s];
+        p->head[s] = h;
+        p->size[s]++;
+    }
     return 0;
 }
 
@@ -142,8 +151,9 @@ static double edges_of(const plan *p, int h, double *to)
 
     for (int s = 0; s < p->nsub; s++)
         to[s] = -1.0;
-    for (int x = 0; x < p->n; x++) {
-        double c = x == h ? -1.0 : cost_of(p, h, x);
+    for (int i = 0; i < p->map->adj[h].n; i++) {
+        int x = p->map->adj[h].link[i].to;
+        double c = p->map->adj[h].link[i].cost;
         if (c <= 0.0)
             continue;
         if (e < 0.0 || c < e)
@@ -159,10 +169,10 @@ static int at_least(plan *p, int h, int s, int want, int *fresh)
 {
     int have = 0, rc;
 
-    for (int x = 0; x < p->n; x++)
-        have += x != h && p->sub[x] == s && cost_of(p, h, x) > 0.0;
-    for (int x = 0; x < p->n && have < want; x++)
-        if (x != h && p->sub[x] == s && cost_of(p, h, x) <= 0.0) {
+    for (int i = 0; i < p->map->adj[h].n; i++)
+        have += p->sub[p->map->adj[h].link[i].to] == s && p->map->adj[h].link[i].cost > 0.0;
+    for (int x = p->head[s]; x >= 0 && have < want; x = p->next[x])
+        if (x != h && cost_of(p, h, x) <= 0.0) {
             if ((rc = measure(p, h, x, fresh)) != 0)
                 return rc;
             have++;
@@ -199,21 +209,23 @@ static int verify(plan *p, double *to, int *fresh)
 }
 
 static int plan_init(plan *p, int n, double threshold, const ecoc_sparse_ops *ops,
-                     double *cost, long *measured)
+                     long *measured)
 {
     memset(p, 0, sizeof *p);
     p->n = n;
     p->threshold = threshold;
     p->f2 = (1.0 + threshold) * (1.0 + threshold);
     p->ops = ops;
-    p->cost = cost;
     p->measured = measured;
     p->sub = malloc((size_t)n * sizeof *p->sub);
     p->first = malloc((size_t)n * sizeof *p->first);
     p->second = malloc((size_t)n * sizeof *p->second);
     p->size = malloc((size_t)n * sizeof *p->size);
+    p->head = malloc((size_t)n * sizeof *p->head);
+    p->next = malloc((size_t)n * sizeof *p->next);
     p->map = eco_map_new();
-    if (!p->sub || !p->first || !p->second || !p->size || !p->map)
+    if (!p->sub || !p->first || !p->second || !p->size || !p->head || !p->next ||
+        !p->map)
         return ECO_ERR_NOMEM;
     for (int h = 0; h < n; h++) {
         char name[16];
@@ -231,15 +243,16 @@ static void plan_free(plan *p)
     free(p->first);
     free(p->second);
     free(p->size);
+    free(p->head);
+    free(p->next);
     eco_map_free(p->map);
 }
 
-int ecoc_sparse(int n, double threshold, const ecoc_sparse_ops *ops, double *cost,
-                long *measured)
+int ecoc_sparse(int n, double threshold, const ecoc_sparse_ops *ops, long *measured)
 {
     plan p;
     double *to = malloc(((size_t)n + 1) * sizeof *to);
-    int rc = to ? plan_init(&p, n, threshold, ops, cost, measured) : ECO_ERR_NOMEM;
+    int rc = to ? plan_init(&p, n, threshold, ops, measured) : ECO_ERR_NOMEM;
 
     for (int h = 0; h < n && rc == 0; h++) {
         if ((rc = partition(&p, h)) != 0)
