@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include "eco_char.h"
 
 static unsigned long long rng;
@@ -48,7 +49,9 @@ static int measure(void *arg, int a, int b, double *seconds)
     got[ngot++] = (pair){ a, b, *seconds };
     return 0;
 }
-static double now(void) { struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts); return ts.tv_sec + 1e-9 * ts.tv_nsec; }
+static double clock_s(clockid_t id) { struct timespec ts; clock_gettime(id, &ts); return ts.tv_sec + 1e-9 * ts.tv_nsec; }
+static double now(void) { return clock_s(CLOCK_MONOTONIC); }
+static double cpu(void) { return clock_s(CLOCK_PROCESS_CPUTIME_ID); }
 
 int main(int argc, char **argv)
 {
@@ -65,9 +68,11 @@ int main(int argc, char **argv)
         p.base[s] = 20e-6 * pow(25.0, uniform());
         for (int i = 0; i < n / nsub; i++) p.subnet[order[k++]] = s;
     }
-    double t0 = now();
+    double t0 = now(), c0 = cpu();
     int rc = ecoc_sparse(n, ECO_DEFAULT_THRESHOLD, &ops, &measured);
-    double t1 = now();
+    double t1 = now(), c1 = cpu();
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru); /* the peak so far: the planner, and the pairs kept here */
     /* the subnets of the measured pairs against the plant */
     eco_map *m = eco_map_new();
     char a[16], b[16];
@@ -82,8 +87,9 @@ int main(int argc, char **argv)
         for (int y = x + 1; y < n && ok; y++)
             if ((eco_map_subnet_of(m, x) == eco_map_subnet_of(m, y)) != (p.subnet[x] == p.subnet[y]))
                 ok = 0;
-    printf("%d hosts, %d subnets: rc %d, %ld pairs measured of %ld (%.2f%%, %.1f per host), planner %.1f s, found %d subnets: %s\n",
+    printf("%d hosts, %d subnets: rc %d, %ld pairs measured of %ld (%.2f%%, %.1f per host), planner %.1f s (%.1f s CPU, peak %.0f MB), found %d subnets: %s\n",
            n, nsub, rc, measured, (long)n * (n - 1) / 2, 100.0 * measured / ((double)n * (n - 1) / 2),
-           (double)measured / n, t1 - t0, eco_map_nsubnets(m), ok ? "the plant" : "NOT the plant");
+           (double)measured / n, t1 - t0, c1 - c0, ru.ru_maxrss / 1024.0, eco_map_nsubnets(m),
+           ok ? "the plant" : "NOT the plant");
     return 0;
 }
