@@ -600,19 +600,13 @@ static void sparse_estimate(void *arg, long more)
 
 static int sparse_pairs(master *m)
 {
-    int n = m->r->n, rc;
-    double *cost = malloc((size_t)n * n * sizeof *cost + 1);
     ecoc_sparse_ops ops = { sparse_measure, sparse_estimate, m };
     long measured = 0;
+    int rc;
 
-    if (!cost)
-        return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
-    for (size_t i = 0; i < (size_t)n * n; i++)
-        cost[i] = -1.0;
     m->r->sparse = 1;
     m->unit = "pairs";
-    rc = ecoc_sparse(n, m->o->threshold, &ops, cost, &measured);
-    free(cost);
+    rc = ecoc_sparse(m->r->n, m->o->threshold, &ops, &measured);
     if (rc < 0) /* a libeco status from the planning, not a measurement */
         return fail(m, ECOC_FAILED, "choosing pairs: %s", eco_strerror(rc));
     return rc;

@@ -236,11 +236,12 @@ typedef struct ecoc_sparse_ops {
 /*
  * Measure some pairs of n hosts so that ECO's partition of the measured
  * pairs finds the subnets that measuring all pairs would (see sparse.c
- * for the method).  cost[a*n+b] (n*n, filled with -1 by the caller, kept
- * symmetric) receives every measurement; *measured counts them.
- * Returns 0, or the first non-zero value of measure(), or ECO_ERR_NOMEM.
+ * for the method).  Every pair is measured at most once, through
+ * ops->measure (the caller keeps what it needs of each measurement; the
+ * planner keeps the costs in O(n + pairs) memory, no n x n matrix);
+ * *measured counts them.  Returns 0, or the first non-zero value of
+ * measure(), or ECO_ERR_NOMEM.
  */
-int ecoc_sparse(int n, double threshold, const ecoc_sparse_ops *ops,
-                double *cost, long *measured);
+int ecoc_sparse(int n, double threshold, const ecoc_sparse_ops *ops, long *measured);
 
 #endif /* ECO_CHAR_H */

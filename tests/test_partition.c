@@ -516,6 +516,30 @@ static void test_degree_kept_for_same_hosts(void)
     eco_map_free(m);
 }
 
+/* A subnet split in two, or two merged into one, is not the same hosts:
+ * the default degree for every part. */
+static void test_degree_not_kept_for_parts(void)
+{
+    eco_map *m = map_of("a b 1.0; c d 1.0; b c 1.1");
+
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.2), ECO_OK);
+    CU_ASSERT_STRING_EQUAL(subnets_str(m), "a b c d");
+    CU_ASSERT_EQUAL(eco_map_set_degree(m, 0, 5), ECO_OK);
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.05), ECO_OK);
+    CU_ASSERT_STRING_EQUAL(subnets_str(m), "a b|c d");
+    CU_ASSERT_EQUAL(eco_map_degree(m, 0), ECO_DEFAULT_DEGREE);
+    CU_ASSERT_EQUAL(eco_map_degree(m, 1), ECO_DEFAULT_DEGREE);
+    CU_ASSERT_EQUAL(eco_map_set_degree(m, 0, 6), ECO_OK);
+    CU_ASSERT_EQUAL(eco_map_set_degree(m, 1, 7), ECO_OK);
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.05), ECO_OK); /* the same hosts: kept */
+    CU_ASSERT_EQUAL(eco_map_degree(m, 0), 6);
+    CU_ASSERT_EQUAL(eco_map_degree(m, 1), 7);
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.2), ECO_OK);
+    CU_ASSERT_STRING_EQUAL(subnets_str(m), "a b c d");
+    CU_ASSERT_EQUAL(eco_map_degree(m, 0), ECO_DEFAULT_DEGREE);
+    eco_map_free(m);
+}
+
 static void test_add_host_after_partition(void)
 {
     eco_map *m = map_of(figure1);
@@ -691,6 +715,7 @@ static const eco_unit_test tests[] = {
     {"200 hosts in 12 planted clusters", test_planted_clusters},
     {"ties deterministic", test_ties_deterministic},
     {"degree kept for the same hosts", test_degree_kept_for_same_hosts},
+    {"degree not kept for a split or a merge", test_degree_not_kept_for_parts},
     {"host added after partitioning", test_add_host_after_partition},
     {"map: hops", test_map_hops},
     {"map: subnets given whole", test_set_subnets},
