@@ -1307,6 +1307,9 @@ int ecoc_characterize(const ecoc_options *o, ecoc_result *r, char *err, size_t e
         len = strlen(err);
         if (m.pass > 0 && m.left > 0)
             snprintf(err + len, errlen - len, " (pass %d of %d)", m.pass, r->opt.trials);
+        else if (m.left > 0 && !r->sparse && strcmp(m.unit, "pair samples") == 0)
+            snprintf(err + len, errlen - len, " (connecting every pair, before pass 1 of %d)",
+                     r->opt.trials);
     }
     stop_probes(&m, rc != ECOC_OK);
     r->seconds = now() - m.start;
