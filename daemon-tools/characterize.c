@@ -31,8 +31,8 @@
  *        sizes; when it cannot start, a copy of the cheapest cost inside
  *        a subnet;
  *      - shared links: for each subnet s of 2+ hosts, two hosts of s
- *        send streams (ECOC_CMD_STREAM) to two hosts outside s (in two
- *        other subnets when there are), first each alone, then both at
+ *        send streams (ECOC_CMD_STREAM) to two hosts outside s (in the
+ *        two nearest other subnets when there are), first each alone, then both at
  *        once (alone: the minimum of 3; both: the median of 3); and the
  *        same into s.  When both take ECOC_MODEL_SHARED times the slower
  *        alone or more (two streams start on the master's word, once
@@ -936,22 +936,45 @@ static int one_direction(master *m, int s, const int *from, const int *to, int d
     return rc;
 }
 
-/* Does subnet s share a link out (or in)?  uplink[s], and the notes. */
+/* The other subnet nearest to s (the least cost at the big size; ties:
+ * the lower index), not `skip`; -1 if none. */
+static int nearest_subnet(const master *m, const ecoi_model *mo, int s, int skip)
+{
+    int ns = mo->nsubnets, best = -1;
+    double big = (double)m->r->model.big, bc = 0.0;
+
+    for (int t = 0; t < ns; t++) {
+        ecoi_cost c = mo->link[(size_t)s * ns + t];
+        double x = c.alpha + c.beta * big;
+        if (t == s || t == skip)
+            continue;
+        if (best < 0 || x < bc) {
+            best = t;
+            bc = x;
+        }
+    }
+    return best;
+}
+
+/* Does subnet s share a link out (or in)?  uplink[s], and the notes.  The
+ * streams go to the nearest subnets: on a network of sites they stay in
+ * s's site where they can, so that a slow link between sites, which
+ * all of a site's subnets cross, is not taken for s's own (on
+ * multilevel.topo the far site's subnets were given the 5 Mbit/s
+ * wide-area link as their uplink, and every message between them paid
+ * it in the predictions). */
 static int measure_uplink(master *m, int s, int **mem, const int *cnt, ecoi_model *mo)
 {
-    int ns = mo->nsubnets, u1 = -1, b1, b2 = -1, rc;
+    int ns = mo->nsubnets, u1, u2, b1, b2 = -1, rc;
     ecoc_uplink *u = &m->r->model.up[s];
     double inside = mo->link[(size_t)s * ns + s].beta;
 
-    for (int t = 0; t < ns && u1 < 0; t++)
-        if (t != s)
-            u1 = t;
+    u1 = nearest_subnet(m, mo, s, -1);
     if (cnt[s] < 2 || u1 < 0)
         return ECOC_OK;
     b1 = mem[u1][0];
-    for (int t = u1 + 1; t < ns && b2 < 0; t++)
-        if (t != s)
-            b2 = mem[t][0]; /* another subnet: its own link is not the one */
+    if ((u2 = nearest_subnet(m, mo, s, u1)) >= 0)
+        b2 = mem[u2][0]; /* another subnet: its own link is not the one */
     if (b2 < 0 && cnt[u1] >= 2)
         b2 = mem[u1][1];
     if (b2 < 0)
