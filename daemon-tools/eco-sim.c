@@ -89,7 +89,8 @@ static void usage(FILE *f)
         "  -D, --no-data        only sizes travel (automatic when the members'\n"
         "                       buffers would pass 1 GiB)\n"
         "  -a, --alpha=SECONDS  cost of a message between hosts, half at each end\n"
-        "                       (default: the cost model's, 40e-6)\n"
+        "                       (default: the subnet file's measured busy cost,\n"
+        "                       else the cost model's, 40e-6)\n"
         "  -h, --help           show this help and exit\n"
         "  -V, --version        show the version and exit\n"
         "\n"
@@ -540,7 +541,15 @@ static int setup(sim_run *R, const options *o, const ecoi_topo *t, const ecoi_si
         rc = ECO_ERR_FORMAT;
         goto out;
     }
-    R->sim = ecoi_sim_new(R->n, t, host_of, c, R->data);
+    {
+        /* A subnet file with a measured model: a message costs what its
+         * busy cost says (PVM's per message when every host sends), unless
+         * --alpha says otherwise. */
+        ecoi_sim_costs cc = *c;
+        if (o->subnets && o->alpha < 0 && m->model && m->model->busy > 0)
+            cc.alpha_hosts = m->model->busy;
+        R->sim = ecoi_sim_new(R->n, t, host_of, &cc, R->data);
+    }
     R->ctx = calloc((size_t)R->n, sizeof *R->ctx);
     R->start = calloc(slots, sizeof *R->start);
     R->end = calloc(slots, sizeof *R->end);
