@@ -356,8 +356,7 @@ typedef struct costs {
     int *cur;       /* [sm] first possibly uninformed entry of row s in s's site */
     int *curx;      /* [sm] the same outside s's site */
     int *site;      /* [sm] the site of each measured subnet (ecoi_sites) */
-    int nsites;
-    double *up;     /* [nsites] when the site's link out is free again */
+    double *up;     /* [sites] when the site's link out is free again */
 } costs;
 
 /* The dearest measured cost of the whole map, 1.0 when none is. */
@@ -661,10 +660,10 @@ static int site_subnets(const build *b, costs *c)
     c->site = malloc((sm ? sm : 1) * sizeof *c->site);
     if (!c->site)
         return ECO_ERR_NOMEM;
-    c->nsites = ecoi_sites(c->sm, c->m, b->map ? b->map->threshold : 0.2, c->site);
-    if (c->nsites < 0)
-        return c->nsites;
-    c->up = calloc(c->nsites > 0 ? (size_t)c->nsites : 1, sizeof *c->up);
+    int ns = ecoi_sites(c->sm, c->m, b->map ? b->map->threshold : 0.2, c->site);
+    if (ns < 0)
+        return ns;
+    c->up = calloc(ns > 0 ? (size_t)ns : 1, sizeof *c->up);
     return c->up ? ECO_OK : ECO_ERR_NOMEM;
 }
 

@@ -63,6 +63,10 @@ rows() {
         }' "$1"
 }
 
+# A number to d places and a ratio, "-" where absent: both tables' cells.
+fmt='function r(x, d) { return x == "-" ? "-" : sprintf("%.*f", d, x) }
+function q(a, b) { return (a != "-" && b != "-" && b > 0) ? sprintf("%.2f", a / b) : "-" }'
+
 if [ -z "$sim" ]; then
     echo "| op | bytes | bound ms | eco ms (chose) | predicted ms | eco / bound | predicted / eco | Open MPI ms | Open MPI / eco |"
     echo "|---|---:|---:|---|---:|---:|---:|---:|---:|"
@@ -75,9 +79,7 @@ fi
 for op in $ops; do
     [ -f "$out/$op.txt" ] || continue
     if [ -z "$sim" ]; then
-        rows "$out/$op.txt" | awk -v op="$op" '
-            function r(x, d) { return x == "-" ? "-" : sprintf("%.*f", d, x) }
-            function q(a, b) { return (a != "-" && b != "-" && b > 0) ? sprintf("%.2f", a / b) : "-" }
+        rows "$out/$op.txt" | awk -v op="$op" "$fmt"'
             { printf "| %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s |\n", op, $1,
                      r($2, 3), r($3, 3), $4, r($5, 3), q($3, $2), q($5, $3), r($6, 3), q($6, $3) }'
         continue
@@ -88,9 +90,7 @@ for op in $ops; do
         --patterns eco > "$out/$op.sim" 2> "$out/$op.sim.err" ||
         { echo "bench-table: eco-sim failed for $op (see $out/$op.sim.err)" >&2; exit 1; }
     rows "$out/$op.sim" > "$out/$op.sim.rows"
-    rows "$out/$op.txt" | awk -v op="$op" -v simrows="$out/$op.sim.rows" '
-        function r(x, d) { return x == "-" ? "-" : sprintf("%.*f", d, x) }
-        function q(a, b) { return (a != "-" && b != "-" && b > 0) ? sprintf("%.2f", a / b) : "-" }
+    rows "$out/$op.txt" | awk -v op="$op" -v simrows="$out/$op.sim.rows" "$fmt"'
         BEGIN { while ((getline line < simrows) > 0) { split(line, f, " "); s[f[1]] = f[3]; sc[f[1]] = f[4] } }
         { printf "| %s | %s | %s | %s (%s) | %s (%s) | %s | %s | %s |\n", op, $1, r($2, 3),
                  r($3, 3), $4, r(s[$1] == "" ? "-" : s[$1], 3), sc[$1] == "" ? "-" : sc[$1],
