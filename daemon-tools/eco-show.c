@@ -42,6 +42,7 @@ typedef struct options {
     const char *op;     /* --op OP (--predict), NULL: every one */
     const char *bytes;  /* --bytes LIST (--predict) */
     int tasks;          /* --tasks N (--predict) */
+    long segment;       /* --segment BYTES (--predict), -1: the model's */
 } options;
 
 /* The hosts of each subnet, bucketed once (ascending host index). */
@@ -79,6 +80,10 @@ static void usage(FILE *out)
             "                     (default 1000,16000,131072)\n"
             "      --root=HOST    with --predict: the root's host (default: the first)\n"
             "      --tasks=N      with --predict: tasks per host (default 1)\n"
+            "      --segment=BYTES  with --predict: every pipelined algorithm cuts its\n"
+            "                     messages into segments of BYTES (0: whole), as\n"
+            "                     ECO_SEGMENT_SIZE makes the library do (default:\n"
+            "                     each algorithm's best)\n"
             "  -h, --help         show this help and exit\n"
             "  -V, --version      show the version and exit\n"
             "\n"
@@ -110,6 +115,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"bytes", required_argument, NULL, 'B'},
         {"root", required_argument, NULL, 'R'},
         {"tasks", required_argument, NULL, 'T'},
+        {"segment", required_argument, NULL, 'G'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -157,6 +163,14 @@ static int parse_args(int argc, char **argv, options *o)
             o->tasks = (int)v;
             break;
         }
+        case 'G': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end || v < 0 || v > (1L << 30))
+                return usage_error("bad --segment '%s' (0 to 1073741824 bytes)", optarg);
+            o->segment = v;
+            break;
+        }
         case 'h':
             usage(stdout);
             return 0;
@@ -171,9 +185,10 @@ static int parse_args(int argc, char **argv, options *o)
     }
     if (views > 1)
         return usage_error("%s", "give at most one of --subnets, --tree and --predict");
-    if ((o->op || o->bytes || o->tasks || o->proot) &&
+    if ((o->op || o->bytes || o->tasks || o->proot || o->segment >= 0) &&
         o->view != VIEW_PREDICT)
-        return usage_error("%s", "--op, --bytes, --root and --tasks go with --predict");
+        return usage_error("%s", "--op, --bytes, --root, --tasks and --segment go with "
+                                 "--predict");
     if (optind >= argc)
         return usage_error("%s", "missing SUBNETFILE");
     if (optind + 1 < argc)
@@ -728,10 +743,11 @@ static int show_svg(const layout *l, const char *root, const char *svg)
 
 /* Every candidate of one operation at one size, the least marked. */
 static void predict_one(const layout *l, const int *mh, int n, int root, int coll,
-                        size_t bytes)
+                        size_t bytes, long segment)
 {
     ecoi_prediction pr[16];
-    int k = ecoi_predict(l->map, l->map->model, n, mh, NULL, coll, root, bytes, -1, pr, 16);
+    int k = ecoi_predict(l->map, l->map->model, n, mh, NULL, coll, root, bytes, segment,
+                         pr, 16);
     int best = 0;
 
     if (k < 0) {
@@ -808,7 +824,7 @@ static int show_predict(const layout *l, const options *o)
                             c == ECOI_C_ALLTOALL || c == ECOI_C_SCAN || c == ECOI_C_BARRIER ||
                             c == ECOI_C_ALLGATHERV || c == ECOI_C_ALLTOALLV ||
                             c == ECOI_C_REDUCE_SCATTER || c == ECOI_C_EXSCAN
-                            ? 0 : root, c, c == ECOI_C_BARRIER ? 0 : sizes[z]);
+                            ? 0 : root, c, c == ECOI_C_BARRIER ? 0 : sizes[z], o->segment);
     free(mh);
     return 0;
 }
@@ -842,7 +858,7 @@ static int run(const options *o, const eco_map *map)
 
 int main(int argc, char **argv)
 {
-    options o = {VIEW_SUMMARY, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0};
+    options o = {VIEW_SUMMARY, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, -1};
     eco_map *map = NULL;
     char err[1024] = "";
     int rc;

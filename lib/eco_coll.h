@@ -191,6 +191,14 @@ void ecoi_sched_bcast(ecoi_sched *s, const eco_tree *t, int tag, void *buf, size
 /* Reduce up t: result (the root's) = the op of every member's mine. */
 void ecoi_sched_reduce(ecoi_sched *s, const eco_tree *t, int tag, const void *mine,
                        void *result, size_t count, size_t step);
+/* Reduce-to-all up t and down again, pipelined in chunks of step
+ * elements; at t's roots, nmid middle stages between up and down: for
+ * stage k = 1 .. nmid of the chunk at element off (len elements),
+ * mid(s, arg, k, off, len) appends its steps to the current round. */
+typedef void (*ecoi_mid_fn)(ecoi_sched *s, void *arg, int stage, size_t off, size_t len);
+void ecoi_sched_allreduce(ecoi_sched *s, const eco_tree *t, int tup, int tdown,
+                          const void *mine, void *result, size_t count, size_t step,
+                          int nmid, ecoi_mid_fn mid, void *arg);
 /* Gather up t: the root's block gets every member's count elements in
  * t's preorder (a member's subtree is one run). */
 void ecoi_sched_gather(ecoi_sched *s, const eco_tree *t, int tag, const void *mine,

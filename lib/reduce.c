@@ -6,7 +6,8 @@
  * (acc = acc op child, children as their messages arrive) and sends the result to its
  * parent.  Long vectors are cut into segments, so partial results stream
  * up the tree.  Reduce-to-all either reduces at rank 0 and broadcasts the
- * result down the same tree, or runs rsag (below), or recursive doubling
+ * result down the same tree, the two passes pipelined into each other
+ * (ecoi_sched_allreduce), or runs rsag (below), or recursive doubling
  * (rdouble.c): select.c chooses.  Ops must be associative and
  * commutative: the tree combines members in its own order, not in rank
  * order.
@@ -37,7 +38,46 @@ int ecoi_tree_reduce(eco_ctx *c, const eco_tree *t, int tag, const void *mine,
  *     subnet A   a2 -> a1 --piece B-->  b1   <- b2    subnet B
  *                      a1 <--piece A--  b1
  *                      a1 --result A--> b1 ...        then down again
+ *
+ * All of it is pipelined (ecoi_sched_allreduce): the vector goes in
+ * chunks of the plan's segment, and the leaders exchange the pieces of
+ * chunk c while their subnets reduce chunk c + 1 and take chunk c - 1
+ * down.  The exchange is the leaders' middle stages: 2 (S - 1) rounds.
  */
+typedef struct rsag {
+    const int *lead;
+    int S, me, t2, t3;
+    char *res;
+    size_t size;
+} rsag;
+
+/* Stage k of the chunk [off, off + len): reduce-scatter round k (k < S),
+ * else gather-to-all round k - (S - 1).  Round k: send to the leader k
+ * ahead, take from the one k behind: one stream into and out of every
+ * subnet at a time (several at once overflow the links' queues). */
+static void rsag_stage(ecoi_sched *s, void *arg, int k, size_t off, size_t len)
+{
+    const rsag *g = arg;
+    const int S = g->S, me = g->me, gather = k >= S, d = gather ? k - (S - 1) : k;
+    const int to = (me + d) % S, from = (me - d + S) % S;
+#define LO(j) (off + len * (size_t)(j) / (size_t)S)
+#define PIECE(j) (g->res + LO(j) * g->size), (LO((j) + 1) - LO(j))
+
+    if (!gather) {      /* piece `to` there, piece me combined here */
+        if (LO(to + 1) > LO(to))
+            ecoi_sched_send(s, g->lead[to], g->t2, PIECE(to));
+        if (LO(me + 1) > LO(me))
+            ecoi_sched_recv_op(s, g->lead[from], g->t2, PIECE(me), 0);
+    } else {            /* piece me there, piece `from` here */
+        if (LO(me + 1) > LO(me))
+            ecoi_sched_send(s, g->lead[to], g->t3, PIECE(me));
+        if (LO(from + 1) > LO(from))
+            ecoi_sched_recv(s, g->lead[from], g->t3, PIECE(from));
+    }
+#undef PIECE
+#undef LO
+}
+
 static void sched_rsag(ecoi_sched *s, const ecoi_plan *plan, const void *mine,
                        void *result, size_t count)
 {
@@ -48,40 +88,22 @@ static void sched_rsag(ecoi_sched *s, const ecoi_plan *plan, const void *mine,
     const int t3 = ecoi_next_tag(c), t4 = ecoi_next_tag(c);
     eco_tree *forest = NULL;
     int *lead = NULL, S = 0, me = -1, rc;
-    char *res = result;
+    rsag g;
 
     if ((rc = ecoi_ctx_forest(c, plan, &forest, &lead, &S, &me)) != ECO_OK) {
         s->rc = rc;
         return;
     }
-    ecoi_sched_reduce(s, forest, t1, mine, result, count, step);
-    if (me >= 0) {
-        /* piece j: elements [count * j / S, count * (j + 1) / S) */
-#define LO(j) (count * (size_t)(j) / (size_t)S)
-        const size_t mylen = LO(me + 1) - LO(me);
-        /* Round k: send to the leader k ahead, take from the one k
-         * behind: one stream into and out of every subnet at a time
-         * (several at once overflow the links' queues). */
-        for (int k = 1; k < S; k++) {
-            int j = (me + k) % S, from = (me - k + S) % S;
-            if (LO(j + 1) > LO(j))
-                ecoi_sched_send(s, lead[j], t2, res + LO(j) * size, LO(j + 1) - LO(j));
-            if (mylen)
-                ecoi_sched_recv_op(s, lead[from], t2, res + LO(me) * size, mylen, 0);
-            ecoi_sched_fence(s);
-        }
-        for (int k = 1; k < S; k++) {
-            int j = (me + k) % S, from = (me - k + S) % S;
-            if (mylen)
-                ecoi_sched_send(s, lead[j], t3, res + LO(me) * size, mylen);
-            if (LO(from + 1) > LO(from))
-                ecoi_sched_recv(s, lead[from], t3, res + LO(from) * size,
-                                LO(from + 1) - LO(from));
-            ecoi_sched_fence(s);
-        }
-#undef LO
-    }
-    ecoi_sched_bcast(s, forest, t4, result, count, step);
+    g.lead = lead;
+    g.S = S;
+    g.me = me;
+    g.t2 = t2;
+    g.t3 = t3;
+    g.res = result;
+    g.size = size;
+    /* every member counts the leaders' stages: its lag down depends on them */
+    ecoi_sched_allreduce(s, forest, t1, t4, mine, result, count, step, 2 * (S - 1),
+                         rsag_stage, &g);
     free(lead);
     eco_tree_free(&forest);
 }
@@ -137,11 +159,14 @@ static int reduce_call(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int cou
         if (rc == ECO_OK)
             rc = ecoi_ctx_shape(ctx, top, plan.shape, &t);
         step = ecoi_plan_elems(&plan, (size_t)count, size);
-        if (rc == ECO_OK)
+        if (rc == ECO_OK && root == ECO_ALL) {
+            const int up = ecoi_next_tag(ctx), down = ecoi_next_tag(ctx);
+            ecoi_sched_allreduce(s, t, up, down, sendbuf, recvbuf, (size_t)count, step,
+                                 0, NULL, NULL);
+        } else if (rc == ECO_OK) {
             ecoi_sched_reduce(s, t, ecoi_next_tag(ctx), sendbuf, recvbuf, (size_t)count,
                               step);
-        if (rc == ECO_OK && root == ECO_ALL)
-            ecoi_sched_bcast(s, t, ecoi_next_tag(ctx), recvbuf, (size_t)count, step);
+        }
     }
     if (rc != ECO_OK)
         s->rc = rc;

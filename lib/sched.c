@@ -438,6 +438,72 @@ void ecoi_sched_reduce(ecoi_sched *s, const eco_tree *t, int tag, const void *mi
     }
 }
 
+/*
+ * Reduce-to-all up and down one tree (or forest), pipelined.  Chunk c of
+ * the vector (step elements) is combined here in round c and sent up at
+ * the start of round c + 1; a root runs its nmid middle stages on it
+ * (rsag's exchange among leaders; none for a plain tree) in rounds
+ * c + 1 .. c + nmid and sends it down in round c + nmid + 1; a member d
+ * levels down takes it from its parent (and forwards it) in round
+ * c + nmid + 1 + d.  So a link carries chunks up and down at once, and
+ * no member runs more than nmid + 1 + depth chunks ahead of the chunk it
+ * takes down: what it waits for down was always sent by a parent that
+ * needed only chunks this member sent before, so the rounds cannot wait
+ * on each other in a circle, and the transport's flow-control window
+ * (two epochs of messages per pair) is not what paces them.
+ *
+ *     round        0       1        2        3        4
+ *     root         up 0    up 1     up 2     up 3 ...
+ *                          mid 0    mid 1    mid 2
+ *                                   down 0   down 1
+ *     child        up 0    up 1     up 2     up 3 ...
+ *                                            down 0   down 1
+ */
+void ecoi_sched_allreduce(ecoi_sched *s, const eco_tree *t, int tup, int tdown,
+                          const void *mine, void *result, size_t count, size_t step,
+                          int nmid, ecoi_mid_fn mid, void *arg)
+{
+    const int me = s->c->rank, parent = t->parent[me];
+    const int *kids = &t->child[t->child_off[me]];
+    const int nkids = t->child_off[me + 1] - t->child_off[me];
+    const size_t size = ecoi_type_size(s->datatype);
+    size_t nchunks, lag = (size_t)nmid + 1;
+    char *res = result;
+
+    if (step == 0 || step > count)
+        step = count ? count : 1;
+    nchunks = (count + step - 1) / step;
+    for (int v = me; t->parent[v] >= 0; v = t->parent[v])
+        lag++;
+#define OFF(c) ((c) * step)
+#define LEN(c) (count - OFF(c) < step ? count - OFF(c) : step)
+    for (size_t r = 0; r < nchunks + lag; r++) {
+        if (parent >= 0 && r >= 1 && r <= nchunks)
+            ecoi_sched_send(s, parent, tup, res + OFF(r - 1) * size, LEN(r - 1));
+        if (r < nchunks) {
+            ecoi_sched_copy(s, res + OFF(r) * size, (const char *)mine + OFF(r) * size,
+                            LEN(r));
+            for (int i = 0; i < nkids; i++)
+                ecoi_sched_recv_op(s, kids[i], tup, res + OFF(r) * size, LEN(r), 0);
+        }
+        for (int k = 1; parent < 0 && k <= nmid; k++)
+            if (r >= (size_t)k && r - (size_t)k < nchunks)
+                mid(s, arg, k, OFF(r - (size_t)k), LEN(r - (size_t)k));
+        if (r >= lag && r - lag < nchunks) {
+            size_t c = r - lag;
+            if (parent >= 0)
+                ecoi_sched_recv_fwd(s, parent, tdown, res + OFF(c) * size, LEN(c), kids,
+                                    nkids);
+            else
+                for (int i = 0; i < nkids; i++)
+                    ecoi_sched_send(s, kids[i], tdown, res + OFF(c) * size, LEN(c));
+        }
+        ecoi_sched_fence(s);
+    }
+#undef OFF
+#undef LEN
+}
+
 void ecoi_sched_gather(ecoi_sched *s, const eco_tree *t, int tag, const void *mine,
                        void *block, size_t count)
 {

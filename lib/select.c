@@ -28,7 +28,11 @@
  *                 the segment is the m that minimises this;
  *   rsag:         the tree inside each subnet (reduce), a direct
  *                 reduce-scatter and gather-to-all among one leader per
- *                 subnet, the tree inside each subnet (broadcast);
+ *                 subnet, the tree inside each subnet (broadcast), all
+ *                 pipelined: one segment's way up, across and down, then
+ *                 (s - 1) times the busiest resource when every stage
+ *                 runs at once; reduce-to-all on one tree the same with
+ *                 nothing across;
  *   ring:         n - 1 steps, each as long as the ring's slowest edge;
  *   rdouble:      rounds (reduce-to-all: a fold, log2 p exchanges of
  *                 whole vectors, an unfold; scan: ceil(log2 n) rounds of
@@ -855,33 +859,86 @@ static double alltoall_hier_time(const pm *p, const eco_tree *forest, const int 
     return g + lat + loads_max(p, l) + g;
 }
 
-/* The forest of subnet trees: t without the edges between subnets. */
-static double rsag_time(const pm *p, const eco_tree *forest, const int *leaders, int S,
-                        double bytes, long forced, loads *l, size_t *segment)
+/* Add one segment of m bytes on every edge of t to l: up (the parent
+ * combines it) or down. */
+static void tree_loads(const pm *p, const eco_tree *t, double m, int up, loads *l)
 {
-    double piece = bytes / S, rs = 0.0, ag = 0.0, up, down;
-    size_t s1, s2;
+    for (int v = 0; v < t->n; v++)
+        if (t->parent[v] >= 0) {
+            if (up)
+                loads_add(p, l, v, t->parent[v], m, m);
+            else
+                loads_add(p, l, t->parent[v], v, m, 0.0);
+        }
+}
 
-    up = tree_pass_best(p, forest, bytes, 1, forced, l, &s1);
-    down = tree_pass_best(p, forest, bytes, 0, forced, l, &s2);
-    *segment = s1 > s2 ? s1 : s2;
-    up = tree_pass(p, forest, bytes, (double)*segment, 1, l);
-    down = tree_pass(p, forest, bytes, (double)*segment, 0, l);
+/* rsag's exchange among S leaders of a chunk of m bytes: the time of its
+ * reduce-scatter and gather-to-all rounds alone; with add, their loads
+ * added to l instead. */
+static double rsag_exchange(const pm *p, const int *leaders, int S, double m, loads *l,
+                            int add)
+{
+    double piece = m / S, t = 0.0;
+
     for (int phase = 0; phase < 2; phase++) {
         double lat = 0.0;
-        loads_clear(p, l);
+        if (!add)
+            loads_clear(p, l);
         for (int i = 0; i < S; i++)
             for (int j = 0; j < S; j++)
                 if (i != j) {
                     loads_add(p, l, leaders[i], leaders[j], piece, phase == 0 ? piece : 0.0);
                     lat = fmax(lat, msg(p, leaders[i], leaders[j], 0));
                 }
-        if (phase == 0)
-            rs = lat + loads_max(p, l);
-        else
-            ag = lat + loads_max(p, l);
+        if (!add)
+            t += lat + loads_max(p, l);
     }
-    return up + rs + ag + down;
+    return t;
+}
+
+/* Reduce-to-all up tree (or forest) t and down again, pipelined in
+ * segments of seg bytes (ecoi_sched_allreduce), with rsag's exchange
+ * among S leaders in the middle (S 0: a plain tree): one segment's way
+ * up, across and down, then the others at the pace of the busiest
+ * resource when every stage runs at once. */
+static double allreduce_pass(const pm *p, const eco_tree *t, const int *leaders, int S,
+                             double bytes, double seg, loads *l)
+{
+    double m = seg > 0 && seg < bytes ? seg : bytes, nseg = bytes > 0 ? ceil(bytes / m) : 1;
+    double fill = tree_pass(p, t, m, 0, 1, l) + tree_pass(p, t, m, 0, 0, l);
+
+    if (S > 1)
+        fill += rsag_exchange(p, leaders, S, m, l, 0);
+    if (nseg <= 1)
+        return fill;
+    loads_clear(p, l);
+    tree_loads(p, t, m, 1, l);
+    tree_loads(p, t, m, 0, l);
+    if (S > 1)
+        rsag_exchange(p, leaders, S, m, l, 1);
+    return fill + (nseg - 1) * loads_max(p, l);
+}
+
+/* The best segment for allreduce_pass: whole, or a power of two from
+ * 1 KiB. */
+static double allreduce_time(const pm *p, const eco_tree *t, const int *leaders, int S,
+                             double bytes, long forced, loads *l, size_t *segment)
+{
+    double best, b;
+
+    if (forced >= 0) {
+        *segment = (size_t)forced;
+        return allreduce_pass(p, t, leaders, S, bytes, (double)forced, l);
+    }
+    best = allreduce_pass(p, t, leaders, S, bytes, 0, l);
+    *segment = 0;
+    for (size_t s = 1024; (double)s < bytes; s *= 2) {
+        if ((b = allreduce_pass(p, t, leaders, S, bytes, (double)s, l)) < best * 0.999) {
+            best = b;
+            *segment = s;
+        }
+    }
+    return best;
 }
 
 static double ring_time(const pm *p, const int *ring, double bytes)
@@ -1108,7 +1165,7 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
                    : a->coll == ECOI_C_ALLTOALL
                    ? alltoall_hier_time(p, forest, leaders, S, bytes, l)
                    : a->run == ECOI_RUN_RSAG
-                   ? rsag_time(p, forest, leaders, S, bytes, forced, l, segment)
+                   ? allreduce_time(p, forest, leaders, S, bytes, forced, l, segment)
                    : hier_time(p, forest, leaders, S, bytes, forced, l, segment);
             } else if (*rc == ECO_OK && (!leaders || !grp)) {
                 *rc = ECO_ERR_NOMEM;
@@ -1118,11 +1175,8 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
             free(grp);
             return tm;
         }
-        if (a->coll == ECOI_C_ALLREDUCE) {
-            tm = tree_pass_best(p, t, bytes, 1, forced, l, segment);
-            /* the broadcast back runs with the same segment */
-            return tm + tree_pass(p, t, bytes, (double)*segment, 0, l);
-        }
+        if (a->coll == ECOI_C_ALLREDUCE)
+            return allreduce_time(p, t, NULL, 0, bytes, forced, l, segment);
         break;
     case ECOI_C_GATHER:
         return tree_gather_net(p, t, bytes);
