@@ -264,6 +264,43 @@ static void mode_contexts(int n, const int *tids)
     report(&rep, ECO_OK, (int)(proc_status_kb("VmRSS") - rss0));
 }
 
+/* Reduce-to-all pipelined in 1,024 segments (ECO_SEGMENT_SIZE 256, 64K
+ * ints), far more than the flow-control window (two epochs of 16
+ * messages per pair): every member's segments up and down must not wait
+ * on each other in a circle, for each algorithm that pipelines. */
+static void mode_pipeline(int n, const int *tids)
+{
+    static const char *const forced[] = {
+        "allreduce=tree", "allreduce=tree-k2", "allreduce=chain", "allreduce=rsag",
+        "allreduce=rsag-sites",
+    };
+    enum { COUNT = 65536 };
+    ecot_report rep = { 0 };
+    eco_ctx *ctx = NULL;
+    int rc = eco_init(NULL, n, tids, &ctx), *x = malloc(COUNT * sizeof *x);
+    int *y = malloc(COUNT * sizeof *y);
+
+    for (size_t f = 0; f < sizeof forced / sizeof forced[0] && rc == ECO_OK; f++) {
+        int bad = -1;
+        if ((rc = eco_set_pattern(ctx, forced[f])) != ECO_OK)
+            break;
+        for (int i = 0; i < COUNT; i++) {
+            x[i] = eco_rank(ctx) * (i % 1000) + 1;
+            y[i] = -1;
+        }
+        rc = eco_reduce(ctx, x, y, COUNT, PVM_INT, ECO_SUM, ECO_ALL);
+        for (int i = 0; i < COUNT && rc == ECO_OK && bad < 0; i++)
+            if (y[i] != (i % 1000) * (n * (n - 1) / 2) + n)
+                bad = i;
+        ecot_check(&rep, rc == ECO_OK && bad < 0, "%s: rc %d, element %d is %d", forced[f],
+                   rc, bad, bad >= 0 ? y[bad] : 0);
+    }
+    report(&rep, rc, 0);
+    eco_finalize(ctx);
+    free(x);
+    free(y);
+}
+
 /* Flow control: rank 0 starts 2 s late into 400 rooted reduces of 64 KB;
  * the others must not pile them up at it.  extra: rank 0's peak RSS
  * growth in KB over the loop. */
@@ -528,6 +565,8 @@ static int worker_main(int argc, char **argv)
         mode_contexts(n, tids);
     else if (strcmp(argv[2], "flow") == 0)
         mode_flow(n, tids);
+    else if (strcmp(argv[2], "pipeline") == 0)
+        mode_pipeline(n, tids);
     else if (strcmp(argv[2], "model") == 0)
         mode_model(n, tids);
     else if (strcmp(argv[2], "drain") == 0)
@@ -902,6 +941,15 @@ static void test_flow(void)
     drain_notices();
 }
 
+/* Reduce-to-all in 1,024 segments through every pipelining algorithm. */
+static void test_pipeline(void)
+{
+    char *env[] = { subnet_file(2), "ECO_SEGMENT_SIZE=256", NULL };
+
+    run_battery(6, "pipeline", env);
+    run_battery(2, "pipeline", env);
+}
+
 /* A member that finishes first and exits must not leave an acknowledgement
  * on its way to it: over TCP, one that reaches a task that has exited
  * makes its host reset the connection and drop whatever that task had
@@ -1032,6 +1080,7 @@ static const eco_unit_test tests[] = {
     { "members that disagree all fail within 5 s, XDR encoding", test_mismatch_xdr },
     { "300 contexts: late rank 0, nothing left, flat memory", test_contexts },
     { "flow control: a late root, 400 reduces of 64 KB", test_flow },
+    { "reduce-to-all in 1,024 segments, every pipeline", test_pipeline },
     { "the cost model of a version 3 file in every member", test_model },
     { "eco_finalize waits until the last epoch it sent is read", test_drain },
     { "valgrind: no error, no leak", test_valgrind },
