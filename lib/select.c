@@ -18,7 +18,12 @@
  * the per-byte cost of each subnet's shared link, and the least a
  * message costs while every member sends) comes from the subnet file
  * when eco-characterize measured it, else from the defaults below and
- * the file's costs.
+ * the file's costs.  Each host's own link has a rate: no faster than its
+ * subnet's inside link nor its fastest measured pair inside the subnet
+ * (host_rate); a message is no faster than either end's, and a member's
+ * sends to (receives from) hosts of its subnet hold it at its own rate.
+ * A barrier's message costs the busy cost in the share of members that
+ * send at once (barrier_time).
  *
  * The predictions, with m the segment, s = ceil(bytes / m) segments:
  *   tree, chain:  the deepest root-to-leaf path for one segment, plus
@@ -389,12 +394,13 @@ typedef struct pm {
     int nhosts;
 } pm;
 
-/* A host's own link is no faster than its fastest measured pair inside its
+/* Seconds per byte of host h's own link (h in subnet s): no faster than
+ * its subnet's inside link, nor than its fastest measured pair inside the
  * subnet (the pair's 16 KiB cost less the subnet's alpha, per byte):
  * slowhosts.topo's 10 Mbit/s hosts on a 100 Mbit/s switch, whose subnet
  * link was measured between two fast hosts.  Only pairs inside the
- * subnet: a pair outside crosses the subnet's shared link.  Else (no
- * measured pair inside) the subnet's inside beta, else 0. */
+ * subnet: a pair outside crosses the subnet's shared link.  0: not known
+ * (no subnet). */
 static double host_rate(const eco_map *map, const ecoi_model *model, int h, int s)
 {
     const int S = model->nsubnets;
@@ -412,7 +418,7 @@ static double host_rate(const eco_map *map, const ecoi_model *model, int h, int 
         if (best < 0 || b < best)
             best = b;
     }
-    return best >= 0 ? best : model->link[s * S + s].beta;
+    return fmax(best, model->link[s * S + s].beta);
 }
 
 static int pm_init(pm *p, const eco_map *map, const ecoi_model *model, int n,
