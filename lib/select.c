@@ -18,7 +18,12 @@
  * the per-byte cost of each subnet's shared link, and the least a
  * message costs while every member sends) comes from the subnet file
  * when eco-characterize measured it, else from the defaults below and
- * the file's costs.
+ * the file's costs.  Each host's own link has a rate: no faster than its
+ * subnet's inside link nor its fastest measured pair inside the subnet
+ * (host_rate); a message is no faster than either end's, and a member's
+ * sends to (receives from) hosts of its subnet hold it at its own rate.
+ * A barrier's message costs the busy cost in the share of members that
+ * send at once (barrier_time).
  *
  * The predictions, with m the segment, s = ceil(bytes / m) segments:
  *   tree, chain:  the deepest root-to-leaf path for one segment, plus
@@ -388,8 +393,37 @@ typedef struct pm {
     const int *mh;   /* [n] member -> host, -1 unknown */
     int *sub;        /* [n] member -> subnet of the model, -1 own */
     int *site;       /* [n] member -> site, when sites group subnets, else NULL */
+    double *hrate;   /* [n] seconds per byte of the member's host's own link,
+                      * 0 when not known (host_rate) */
     int nhosts;
 } pm;
+
+/* Seconds per byte of host h's own link (h in subnet s): no faster than
+ * its subnet's inside link, nor than its fastest measured pair inside the
+ * subnet (the pair's 16 KiB cost less the subnet's alpha, per byte):
+ * slowhosts.topo's 10 Mbit/s hosts on a 100 Mbit/s switch, whose subnet
+ * link was measured between two fast hosts.  Only pairs inside the
+ * subnet: a pair outside crosses the subnet's shared link.  0: not known
+ * (no subnet). */
+static double host_rate(const eco_map *map, const ecoi_model *model, int h, int s)
+{
+    const int S = model->nsubnets;
+    double best = -1.0, alpha;
+
+    if (s < 0 || s >= S)
+        return 0.0;
+    alpha = model->link[s * S + s].alpha;
+    for (int i = 0; map->adj && i < map->adj[h].n; i++) {
+        const ecoi_link *e = &map->adj[h].link[i];
+        double b;
+        if (e->cost <= 0 || e->to < 0 || e->to >= map->nhosts || map->subnet[e->to] != s)
+            continue;
+        b = (e->cost - fmin(alpha, e->cost)) / PROBE_BYTES;
+        if (best < 0 || b < best)
+            best = b;
+    }
+    return fmax(best, model->link[s * S + s].beta);
+}
 
 static int pm_init(pm *p, const eco_map *map, const ecoi_model *model, int n,
                    const int *mh)
@@ -409,6 +443,12 @@ static int pm_init(pm *p, const eco_map *map, const ecoi_model *model, int n,
             s = map->subnet[h];
         p->sub[r] = s >= 0 && s < model->nsubnets ? s : -1;
     }
+    p->hrate = calloc((size_t)n + 1, sizeof *p->hrate);
+    if (!p->hrate)
+        return ECO_ERR_NOMEM;
+    for (int r = 0; r < n; r++)
+        if (p->sub[r] >= 0 && mh[r] >= 0 && mh[r] < map->nhosts)
+            p->hrate[r] = host_rate(map, model, mh[r], p->sub[r]);
     /* Sites that group several subnets share their link out too (the
      * same assumption as for a subnet's hosts). */
     p->site = malloc((size_t)n * sizeof *p->site);
@@ -446,6 +486,9 @@ static ecoi_cost pair_cost(const pm *p, int a, int b)
     /* no message leaves (or enters) a subnet faster than its shared link */
     if (sa >= 0 && sb >= 0 && sa != sb)
         c.beta = fmax(c.beta, fmax(p->model->uplink[sa], p->model->uplink[sb]));
+    /* nor a host faster than its own link */
+    if (p->mh[a] != p->mh[b])
+        c.beta = fmax(c.beta, fmax(p->hrate[a], p->hrate[b]));
     return c;
 }
 
@@ -454,6 +497,38 @@ static double msg(const pm *p, int a, int b, double bytes)
 {
     ecoi_cost c = pair_cost(p, a, b);
     return c.alpha + c.beta * bytes;
+}
+
+/* What a byte costs a member's host's own link: its rate (host_rate),
+ * no more than the pair pays; else (not known) the pair's cost. */
+static double host_beta(const pm *p, int m, double pair_beta)
+{
+    return p->hrate[m] > 0 ? fmin(p->hrate[m], pair_beta) : pair_beta;
+}
+
+/* Seconds per byte that a message between a and b holds a's end: between
+ * two hosts of one subnet, a's own link (a fast host sends to a slow one
+ * at its own rate, and to another meanwhile); else the pair's (a subnet's
+ * or site's link that a's other messages share). */
+static double end_beta(const pm *p, int a, int b, double pair_beta)
+{
+    if (p->mh[a] == p->mh[b] || p->sub[a] < 0)
+        return pair_beta;
+    return p->sub[a] == p->sub[b] ? host_beta(p, a, pair_beta) : pair_beta;
+}
+
+/* How long a's message of `bytes` to (or from) b holds a's next one, to
+ * (from) c: a member sends to (or takes from) its children one after the
+ * other, each at its own host's link's rate (host_beta), or at the pair's
+ * when both leave a's subnet (its shared link, or what lies beyond it). */
+static double msg_before(const pm *p, int a, int b, int c, double bytes)
+{
+    ecoi_cost k = pair_cost(p, a, b);
+    int out = p->sub[a] >= 0 && p->sub[b] != p->sub[a] && p->sub[c] != p->sub[a];
+
+    if (p->mh[a] == p->mh[b] || p->sub[a] < 0 || out)
+        return k.alpha + k.beta * bytes;
+    return k.alpha + host_beta(p, a, k.beta) * bytes;
 }
 
 /* Per-resource loads of one round of messages: a member's own sends and
@@ -496,12 +571,13 @@ static void loads_add(const pm *p, loads *l, int a, int b, double bytes, double 
 {
     ecoi_cost c = pair_cost(p, a, b);
     int ha = p->mh[a], hb = p->mh[b], sa = p->sub[a], sb = p->sub[b];
+    double out = end_beta(p, a, b, c.beta), in = end_beta(p, b, a, c.beta);
 
-    l->node_out[a] += c.alpha + c.beta * bytes;
-    l->node_in[b] += c.alpha + c.beta * bytes + combine * GAMMA;
+    l->node_out[a] += c.alpha + out * bytes;
+    l->node_in[b] += c.alpha + in * bytes + combine * GAMMA;
     if (ha >= 0 && hb >= 0 && ha != hb && ha < p->nhosts && hb < p->nhosts) {
-        l->host_out[ha] += c.beta * bytes;
-        l->host_in[hb] += c.beta * bytes;
+        l->host_out[ha] += out * bytes;
+        l->host_in[hb] += in * bytes;
     }
     /* a shared link pays for each message too (the busy cost: queueing,
      * forwarding, acknowledgements) */
@@ -560,7 +636,7 @@ static double tree_pass(const pm *p, const eco_tree *t, double bytes, double seg
         if (u < 0)
             continue;
         for (int j = t->child_off[u]; j < t->child_off[u + 1] && t->child[j] != v; j++)
-            before += msg(p, u, t->child[j], m);
+            before += msg_before(p, u, t->child[j], v, m);
         dist[v] = dist[u] + before + msg(p, u, v, m) + (reduce ? m * GAMMA : 0.0);
         deepest = fmax(deepest, dist[v]);
         if (reduce)
@@ -627,16 +703,6 @@ static double take(double *free, double at, double d)
 
     *free = st + d;
     return st;
-}
-
-/* What a byte costs a member's host's own link: no more than a pair
- * inside its subnet pays, else (not measured) the pair's cost. */
-static double host_beta(const pm *p, int m, double pair_beta)
-{
-    int s = p->sub[m];
-    double in = s >= 0 ? p->model->link[s * p->model->nsubnets + s].beta : 0.0;
-
-    return in > 0 ? fmin(in, pair_beta) : pair_beta;
 }
 
 /* One message of b bytes from u to v sent at st, through the resources
@@ -1064,6 +1130,30 @@ static double rank_chain_time(const pm *p, double bytes, long forced, size_t *se
     return best;
 }
 
+/* A barrier: empty messages up tree t, then down it.  The busy cost is
+ * what a message costs while every member sends; here only some do at
+ * once: the leaves on the way up, the members with children on the way
+ * down.  A message costs the busy cost in their share of the members
+ * (at least the pair's alpha).  Measured on the six shipped topologies
+ * (doc/scale.md), a barrier's message took 0.25 to 0.85 of the busy
+ * cost, not all of it. */
+static double barrier_time(const pm *p, const eco_tree *t)
+{
+    pm q = *p;
+    int inner = 0;
+    double up, down;
+
+    for (int m = 0; m < t->n; m++)
+        inner += t->child_off[m + 1] > t->child_off[m];
+    if (t->n < 2 || inner == 0)
+        return 0.0;
+    q.busy = p->busy * (t->n - inner) / t->n;
+    up = tree_gather(&q, t, 0);
+    q.busy = p->busy * inner / t->n;
+    down = tree_gather(&q, t, 0);
+    return up + down;
+}
+
 /* ------------------------------------------------------------------ */
 /* Predicting every candidate                                          */
 /* ------------------------------------------------------------------ */
@@ -1194,7 +1284,7 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
         return tree_pass_best(p, t, bytes, 1, forced, l, segment) +
                tree_gather(p, t, bytes / p->n);
     case ECOI_C_BARRIER:
-        return 2 * tree_gather(p, t, 0);
+        return barrier_time(p, t);
     default:
         break;
     }
@@ -1262,6 +1352,7 @@ int ecoi_predict(const eco_map *map, const ecoi_model *model, int n, const int *
     free(l.node_out);
     free(p.sub);
     free(p.site);
+    free(p.hrate);
     ecoi_model_free(dflt);
     return rc == ECO_OK ? k : rc;
 }

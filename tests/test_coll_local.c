@@ -332,6 +332,20 @@ static const char *winner_at(const eco_map *m, const config *c, int coll, int ro
     return ecoi_algorithm_at(pr[best].algorithm)->name;
 }
 
+/* What select.c predicts for the algorithm called name (root 0). */
+static double predicted(const eco_map *m, const config *c, int coll, size_t bytes,
+                        const char *name)
+{
+    ecoi_prediction pr[16];
+    int k = ecoi_predict(m, m->model, c->n, c->member_host, NULL, coll, 0, bytes, -1, pr, 16);
+
+    for (int i = 0; i < k; i++)
+        if (strcmp(ecoi_algorithm_at(pr[i].algorithm)->name, name) == 0)
+            return pr[i].seconds;
+    CU_FAIL("no such candidate");
+    return -1.0;
+}
+
 static const char *winner(const eco_map *m, const config *c, int coll, size_t bytes,
                           size_t *segment)
 {
@@ -474,6 +488,39 @@ static void test_select_planted(void)
                 if (!(pr[i].seconds > 51.2e-3 && pr[i].seconds < 53e-3))
                     fprintf(stderr, "\n  uneven gather: flat %.3f ms\n", pr[i].seconds * 1e3);
             }
+        unplant(m);
+        eco_map_free(m);
+    }
+
+    /* One switch, every host on its own port (switched8.topo, slowhosts
+     * .topo): a host's link is its own, at its own rate. */
+    {
+        config sw = { .n = 6, .nh = 6, .nsub = 1, .degree = { 5 },
+                      .host_subnet = { 0, 0, 0, 0, 0, 0 },
+                      .member_host = { 0, 1, 2, 3, 4, 5 } };
+        double t;
+        m = make_map(&sw);
+        m->model = plant(1, 50e-6, 8e-8, 50e-6, 8e-8, 0);   /* 100 Mbit/s */
+        for (int a = 0; a < 6; a++)
+            for (int b = a + 1; b < 6; b++)
+                ecoi_map_set_cost(m, a, b, 50e-6 + 16384 * 8e-8);
+        /* a star gather: the root's link takes the 5 blocks one after
+         * the other, 5 x 16000 x 80 ns = 6.4 ms, not one block's time */
+        t = predicted(m, &sw, ECOI_C_GATHER, 16000, "star");
+        CU_ASSERT(t > 6.4e-3 && t < 7.5e-3);
+        /* hosts 4 and 5 at 10 Mbit/s (their measured pairs 10 times
+         * dearer), the subnet's link measured between two fast hosts: a
+         * gather ends when a slow host's block is in (16000 x 800 ns =
+         * 12.8 ms; the two slow links carry theirs at once) */
+        unplant(m);
+        m->model = plant(1, 50e-6, 8e-9, 50e-6, 8e-9, 0);
+        for (int a = 0; a < 6; a++)
+            for (int b = a + 1; b < 6; b++)
+                ecoi_map_set_cost(m, a, b, 50e-6 + 16384 * (b >= 4 ? 8e-7 : 8e-9));
+        t = predicted(m, &sw, ECOI_C_GATHER, 16000, "star");
+        CU_ASSERT(t > 12.8e-3 && t < 14e-3);
+        if (!(t > 12.8e-3 && t < 14e-3))
+            fprintf(stderr, "\n  slow hosts gather: star %.3f ms\n", t * 1e3);
         unplant(m);
         eco_map_free(m);
     }
