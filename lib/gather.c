@@ -171,9 +171,14 @@ int ecoi_ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf, const in
  * segmented broadcast of its own: g's, then the runs of the leaders
  * 1, 2, ..., S - 1 behind (the order they reach g's leader), into the
  * forest's preorder; each member turns that into rank order at the end.
+ * A round's exchange send goes first: the exchange crosses the slow
+ * links, and the runs below can wait.
  *
- *     leader g:  gather | send own -> g+1, own down | ... run g-k down,
- *                       | recv g-1               | recv g-k-1, send own -> g+k+1
+ *     leader, round 1:  own run -> leader 1 ahead; own run down;
+ *                       the run of the leader 1 behind in
+ *     round k + 1:      own run -> leader k + 1 ahead; run k down;
+ *                       the run of the leader k + 1 behind in
+ *     round S:          run S - 1 down
  */
 static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const void *sendbuf,
                        void *recvbuf, size_t count)
