@@ -158,46 +158,82 @@ int ecoi_ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf, const in
 /*
  * Gather-to-all among subnets ("hier"): each subnet's own tree gathers
  * its members' blocks at its leader; every leader sends its subnet's run
- * of blocks to every other leader; each subnet's tree broadcasts the whole
- * vector.  A subnet's shared link then carries only the blocks of the
- * other subnets in, and its own out once per other subnet: the least any
+ * of blocks to every other leader; each subnet's tree broadcasts the runs.
+ * A subnet's shared link then carries only the blocks of the other
+ * subnets in, and its own out once per other subnet: the least any
  * algorithm moves through it when S = 2, and far less than the ring's
  * n - 1 steps at the slowest edge's pace.
+ *
+ * The exchange and the broadcasts overlap: a leader sends its own run
+ * down its tree in the round of its first exchange, and each run from
+ * another leader in the round after it came (with the next exchange).
+ * Every member of group g takes the runs in the same order, each a
+ * segmented broadcast of its own: g's, then the runs of the leaders
+ * 1, 2, ..., S - 1 behind (the order they reach g's leader), into the
+ * forest's preorder; each member turns that into rank order at the end.
+ * A round's exchange send goes first: the exchange crosses the slow
+ * links, and the runs below can wait.
+ *
+ *     leader, round 1:  own run -> leader 1 ahead; own run down;
+ *                       the run of the leader 1 behind in
+ *     round k + 1:      own run -> leader k + 1 ahead; run k down;
+ *                       the run of the leader k + 1 behind in
+ *     round S:          run S - 1 down
  */
 static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const void *sendbuf,
                        void *recvbuf, size_t count)
 {
     eco_ctx *c = s->c;
     const size_t size = ecoi_type_size(s->datatype), unit = count * size;
-    const size_t total = (size_t)c->n * count;
     const int t1 = ecoi_next_tag(c), t2 = ecoi_next_tag(c), t3 = ecoi_next_tag(c);
     eco_tree *forest = NULL;
-    int *lead = NULL, S = 0, me = -1, rc;
-    char *pre = NULL;
+    int *lead = NULL, S = 0, me = -1, g = 0, top, rc;
+    char *pre;
 
     if ((rc = ecoi_ctx_forest(c, plan, &forest, &lead, &S, &me)) != ECO_OK) {
         s->rc = rc;
         return;
     }
-    /* the forest's preorder keeps each subnet's blocks together */
-    if (me >= 0)
-        pre = ecoi_sched_alloc(s, (size_t)c->n * unit);
+    /* this member's group: its tree's root among the leaders */
+    for (top = c->rank; forest->parent[top] >= 0; top = forest->parent[top])
+        ;
+    while (g < S - 1 && lead[g] != top)
+        g++;
+    /* the forest's preorder keeps each group's blocks together */
+    pre = ecoi_sched_alloc(s, (size_t)c->n * unit);
     if (s->rc == ECO_OK) {
-        ecoi_sched_gather(s, forest, t1, sendbuf,
-                          pre ? pre + (size_t)forest->pos[c->rank] * unit : NULL, count);
-        /* Round k: to the leader k ahead, from the one k behind: one
-         * stream into and out of every subnet at a time. */
-        for (int k = 1; k < S && me >= 0; k++) {
-            int to = lead[(me + k) % S], from = lead[(me - k + S) % S];
-            ecoi_sched_send(s, to, t2, pre + (size_t)forest->pos[c->rank] * unit,
-                            (size_t)forest->subtree[c->rank] * count);
-            ecoi_sched_recv(s, from, t2, pre + (size_t)forest->pos[from] * unit,
-                            (size_t)forest->subtree[from] * count);
+        const int *kids = &forest->child[forest->child_off[c->rank]];
+        const int nkids = forest->child_off[c->rank + 1] - forest->child_off[c->rank];
+        char *mine = pre + (size_t)forest->pos[c->rank] * unit;
+
+        ecoi_sched_gather(s, forest, t1, sendbuf, mine, count);
+        /* Run k is the group's of the leader k behind.  The leader's
+         * round k + 1: its own run to the leader k + 1 ahead, the run of
+         * the one k + 1 behind in (one stream into and out of every
+         * group at a time), run k down its tree. */
+        for (int k = 0; k < S; k++) {
+            const int j = lead[(g - k + S) % S];
+            char *run = pre + (size_t)forest->pos[j] * unit;
+            const size_t len = (size_t)forest->subtree[j] * count;
+            const size_t step = ecoi_plan_elems(plan, len, size);
+
+            if (me < 0) {
+                ecoi_sched_bcast(s, forest, t3, run, len, step);
+                continue;
+            }
+            if (k + 1 < S) {
+                int to = lead[(me + k + 1) % S], from = lead[(me - k - 1 + S) % S];
+                ecoi_sched_send(s, to, t2, mine, (size_t)forest->subtree[c->rank] * count);
+                ecoi_sched_recv(s, from, t2, pre + (size_t)forest->pos[from] * unit,
+                                (size_t)forest->subtree[from] * count);
+            }
+            for (size_t off = 0; off < len; off += step)
+                for (int i = 0; i < nkids; i++)
+                    ecoi_sched_send(s, kids[i], t3, run + off * size,
+                                    len - off < step ? len - off : step);
             ecoi_sched_fence(s);
         }
-        if (me >= 0)
-            ecoi_sched_unpack(s, forest, pre, recvbuf, unit);
-        ecoi_sched_bcast(s, forest, t3, recvbuf, total, ecoi_plan_elems(plan, total, size));
+        ecoi_sched_unpack(s, forest, pre, recvbuf, unit);
     }
     free(lead);
     eco_tree_free(&forest);

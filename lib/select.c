@@ -38,6 +38,10 @@
  *                 (s - 1) times the busiest resource when every stage
  *                 runs at once; reduce-to-all on one tree the same with
  *                 nothing across;
+ *   hier:         the gather inside each group, then the longer of the
+ *                 leaders' exchange rounds and the groups' trees
+ *                 broadcasting the runs but the last, then the last
+ *                 run's pipelined pass down the trees;
  *   ring:         n - 1 steps, each as long as the ring's slowest edge;
  *   rdouble:      rounds (reduce-to-all: a fold, log2 p exchanges of
  *                 whole vectors, an unfold; scan: ceil(log2 n) rounds of
@@ -882,23 +886,81 @@ static double tree_gather_net(const pm *p, const eco_tree *t, double bytes)
     return out;
 }
 
-/* hier: gather in each subnet's tree, leaders exchange their runs, each
- * subnet's tree broadcasts the whole vector. */
+/* hier with segments of m bytes (0: whole runs): the gather, then the
+ * leaders' exchange rounds and the runs going down the groups' trees as
+ * they come (the last only after the last round), then the last run's
+ * pass down the trees.  The stretch while the runs but the last go down
+ * lasts as long as the exchange's rounds or as the trees' busiest
+ * resource under those runs, whichever is longer: the exchange is paced
+ * by the slow links between groups, and a member's load would count
+ * it at that pace as if it kept the member from sending down. */
+static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders, int S,
+                        double bytes, double m, loads *l)
+{
+    const eco_tree *f = forest;
+    double g = tree_gather(p, forest, bytes), ex = 0.0, last = 0.0, both;
+    int *grp = malloc((size_t)p->n * sizeof *grp);
+
+    if (!grp)
+        return INFINITY;
+    /* every member's group: its tree's root among the leaders (preorder:
+     * a parent before its children) */
+    for (int i = 0; i < f->n; i++) {
+        int v = f->order[i], u = f->parent[v];
+        if (u >= 0)
+            grp[v] = grp[u];
+        else
+            for (grp[v] = 0; grp[v] < S - 1 && leaders[grp[v]] != v; grp[v]++)
+                ;
+    }
+    /* run k of group j is the run of the leader k behind */
+#define RUN(j, k) (bytes * f->subtree[leaders[((j) - (k) + S) % S]])
+    for (int j = 0; j < S; j++)
+        last = fmax(last, RUN(j, S - 1));
+    last = tree_pass(p, forest, last, m, 0, l);
+    for (int k = 1; k < S; k++) {
+        double lat = 0.0;
+        loads_clear(p, l);
+        for (int i = 0; i < S; i++) {
+            loads_add(p, l, leaders[i], leaders[(i + k) % S], bytes * f->subtree[leaders[i]], 0);
+            lat = fmax(lat, msg(p, leaders[i], leaders[(i + k) % S], 0));
+        }
+        ex += lat + loads_max(p, l);
+    }
+    loads_clear(p, l);
+    for (int v = 0; v < f->n; v++)
+        for (int k = 0; k < S - 1 && f->parent[v] >= 0; k++) {
+            double run = RUN(grp[v], k), seg = m > 0 && m < run ? m : run;
+            for (double off = 0.0; off < run; off += seg)
+                loads_add(p, l, f->parent[v], v, fmin(seg, run - off), 0);
+        }
+#undef RUN
+    both = loads_max(p, l);
+    free(grp);
+    return g + fmax(ex, both) + last;
+}
+
+/* hier: the segment that minimises hier_pipe, 0 (whole runs) or a power
+ * of two from 1 KiB, unless forced. */
 static double hier_time(const pm *p, const eco_tree *forest, const int *leaders, int S,
                         double bytes, long forced, loads *l, size_t *segment)
 {
-    double lat = 0.0, ex, g = tree_gather(p, forest, bytes);
-    double down = tree_pass_best(p, forest, bytes * p->n, 0, forced, l, segment);
+    double best, b, most = 0.0;
 
-    loads_clear(p, l);
+    if (forced >= 0) {
+        *segment = (size_t)forced;
+        return hier_pipe(p, forest, leaders, S, bytes, (double)forced, l);
+    }
+    best = hier_pipe(p, forest, leaders, S, bytes, 0, l);
+    *segment = 0;
     for (int i = 0; i < S; i++)
-        for (int j = 0; j < S; j++)
-            if (i != j) {
-                loads_add(p, l, leaders[i], leaders[j], bytes * forest->subtree[leaders[i]], 0);
-                lat = fmax(lat, msg(p, leaders[i], leaders[j], 0));
-            }
-    ex = lat + loads_max(p, l);
-    return g + ex + down;
+        most = fmax(most, bytes * forest->subtree[leaders[i]]);
+    for (size_t s = 1024; (double)s < most; s *= 2)
+        if ((b = hier_pipe(p, forest, leaders, S, bytes, (double)s, l)) < best * 0.999) {
+            best = b;
+            *segment = s;
+        }
+    return best;
 }
 
 /* all-to-all aggregated: each subnet's tree gathers whole send buffers
