@@ -299,7 +299,7 @@ int eco_alltoallv(eco_ctx *ctx, const void *sendbuf, const int *sendcounts,
                                     recvcounts, rdispls, recvbuf, &rtotal, size);
     }
     if (rc == ECO_ERR_NOMEM)     /* the others may wait on this member */
-        return ecoi_fail_call(ctx, ECOI_KIND_ALLTOALLV, rc);
+        return ecoi_fail_call(ctx, ECOI_KIND_ALLTOALLV, 0, datatype, NULL, 0, rc);
     if (rc != ECO_OK)
         return rc;
     if (sendcounts[ctx->rank] != recvcounts[ctx->rank])

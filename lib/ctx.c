@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "eco_coll.h"
 
 static long env_bytes(const char *name, long dflt)
@@ -300,9 +301,18 @@ int ecoi_end(eco_ctx *c, int status)
     return status;
 }
 
-int ecoi_fail_call(eco_ctx *c, int kind, int status)
+__thread unsigned ecoi_fail_call_pause;
+
+int ecoi_fail_call(eco_ctx *c, int kind, int count, int datatype, eco_op op, int root,
+                   int status)
 {
-    int rc = ecoi_begin(c, kind, 0, 0, NULL, 0);
+    int rc = ecoi_begin(c, kind, count, datatype, op, root);
+
+    if (ecoi_fail_call_pause && rc == ECO_OK) {
+        struct timespec ts = { ecoi_fail_call_pause / 1000000,
+                               (long)(ecoi_fail_call_pause % 1000000) * 1000 };
+        nanosleep(&ts, NULL);
+    }
 
     return rc != ECO_OK ? rc : ecoi_end(c, status);
 }

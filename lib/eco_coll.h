@@ -491,10 +491,15 @@ void ecoi_ctx_fail(eco_ctx *c, int status);
 /* A failure of this member's own (no memory) before ecoi_begin, where the
  * others may have begun the call and wait on this member: enters the
  * call and ends it with status, so that ecoi_end tells them (the context
- * is broken, as after any failure mid-collective).  Returns status, or
- * the error the context already had.  An argument error is not one of
- * these: it is the caller's, and sends nothing. */
-int ecoi_fail_call(eco_ctx *c, int kind, int status);
+ * is broken, as after any failure mid-collective).  The call's signature
+ * (kind, count, datatype, op, root) must be the one ecoi_begin would
+ * have had: a member that waits on this one while it is in the call
+ * would take another for a disagreement (ECO_ERR_MISMATCH) before the
+ * status reaches it.  Returns status, or the error the context already
+ * had.  An argument error is not one of these: it is the caller's, and
+ * sends nothing. */
+int ecoi_fail_call(eco_ctx *c, int kind, int count, int datatype, eco_op op, int root,
+                   int status);
 
 /* The barrier's exchange of empty messages: a barrier, and what every
  * collective does with count 0 (so that members that disagree about the
@@ -567,8 +572,11 @@ int ecoi_check_blocks(int n, const int *counts, const int *displs, const void *b
 int ecoi_check_two_layouts(int n, const int *scounts, const int *sdispls, const void *sbuf,
                            size_t *stotal, const int *rcounts, const int *rdispls,
                            const void *rbuf, size_t *rtotal, size_t size);
-/* Tests: the next allocation of those checks in this thread fails. */
+/* Tests: the next allocation of those checks in this thread fails; and
+ * ecoi_fail_call stays that many microseconds inside the call it fails
+ * (the window in which a peer sees this member in it). */
 extern __thread int ecoi_fail_block_alloc;
+extern __thread unsigned ecoi_fail_call_pause;
 /* 1 when [p, p + len) meets one of the blocks. */
 int ecoi_overlap_blocks(int n, const int *counts, const int *displs, size_t size,
                         const void *buf, const void *p, size_t len);

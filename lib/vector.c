@@ -329,7 +329,11 @@ int eco_gatherv(eco_ctx *ctx, const void *sendbuf, int sendcount, void *recvbuf,
     if (recvbuf == ECO_IN_PLACE)
         return ECO_ERR_ARG;
     if (gets && (rc = ecoi_check_blocks(ctx->n, recvcounts, displs, recvbuf, &total)) != ECO_OK)
-        return rc == ECO_ERR_NOMEM ? ecoi_fail_call(ctx, ECOI_KIND_GATHERV, rc) : rc;
+        return rc == ECO_ERR_NOMEM
+               ? ecoi_fail_call(ctx, ECOI_KIND_GATHERV,
+                                root == ECO_ALL ? ecoi_counts_sig(ctx->n, recvcounts) : 0,
+                                datatype, NULL, root, rc)
+               : rc;
     if (sendbuf == ECO_IN_PLACE) {    /* this member's block is in recvbuf */
         if (!gets)
             return ECO_ERR_ARG;
@@ -421,7 +425,9 @@ int eco_scatterv(eco_ctx *ctx, const void *sendbuf, const int *sendcounts,
         return ECO_ERR_ARG;
     if (root == ctx->rank && (rc = ecoi_check_blocks(ctx->n, sendcounts, displs, sendbuf,
                                                      &total)) != ECO_OK)
-        return rc == ECO_ERR_NOMEM ? ecoi_fail_call(ctx, ECOI_KIND_SCATTERV, rc) : rc;
+        return rc == ECO_ERR_NOMEM
+               ? ecoi_fail_call(ctx, ECOI_KIND_SCATTERV, 0, datatype, NULL, root, rc)
+               : rc;
     if (recvbuf == ECO_IN_PLACE) {        /* the root's block stays in sendbuf */
         if (root != ctx->rank)
             return ECO_ERR_ARG;

@@ -1166,8 +1166,12 @@ static int nomem_body(eco_ctx *ctx, member *me)
         cnt[q] = count;
         dsp[q] = q * count;
     }
-    if (me->rank == 1)
+    if (me->rank == 1) {
         ecoi_fail_block_alloc = 1;
+        /* long enough inside the failed call for the others to look:
+         * they must not take it for a disagreement */
+        ecoi_fail_call_pause = 200000;
+    }
     switch (nomem_op) {
     case 0: rc = eco_alltoallv(ctx, a, cnt, dsp, b, cnt, dsp, PVM_INT); break;
     case 1: rc = eco_gatherv(ctx, a, count, b, cnt, dsp, PVM_INT, ECO_ALL); break;
@@ -1175,6 +1179,7 @@ static int nomem_body(eco_ctx *ctx, member *me)
     default: rc = eco_scatterv(ctx, a, cnt, dsp, b, count, PVM_INT, 1); break;
     }
     ecoi_fail_block_alloc = 0;
+    ecoi_fail_call_pause = 0;
     me->rep.checks = rc;
     me->rep.failures = eco_barrier(ctx);
     free(a);
