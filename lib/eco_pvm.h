@@ -14,6 +14,9 @@
 #define ECOI_TAG_ABORT 0x46000002  /* a member gave up: (instance, status) */
 #define ECOI_TAG_ACK 0x46000003    /* flow control: (instance, epoch) */
 #define ECOI_TAG_WAIT 0x46000004   /* "I wait for you": (instance, call, sig) */
+#define ECOI_TAG_FLUSH 0x46000005  /* "tell me when you read these": (instance,
+                                    * epoch, messages of the open epoch) */
+#define ECOI_TAG_FLUSHED 0x46000006 /* "read": (instance, 0) */
 #define ECOI_TAG_BOOT 0x47000000   /* rank 0's boot message */
 #define ECOI_TAG_SPAWN 0x47000001  /* eco_init_spawn's task list (lib/spawn.c) */
 

@@ -11,6 +11,13 @@
 # drops those segments, and ranks 4-7 fail.  Before the fix this hit
 # about one run in six.
 #
+# The same with another operation: EE_OP (default bcast), EE_PATTERNS
+# (default eco,chain), EE_SIZES (default 1000,16000,131072), EE_ITERS
+# (default 11).  EE_OP=alltoall EE_PATTERNS=eco EE_SIZES=131072 EE_ITERS=3
+# is the other case: a member that waited 0.5 s for a block still queued
+# behind the wide-area link sends its sender a WAIT; if that sender has
+# exited, its host resets the connection and drops the block.
+#
 # Besides eco-bench's status, it reads each host's TcpExtTCPAbortOnData
 # counter (nstat, per namespace): the number of TCP connections reset
 # because data reached a socket its task had closed.  It must stay 0.
@@ -54,7 +61,8 @@ failed=0
 before=$(resets)
 for i in $(seq 1 "$runs"); do
     timeout 120 "$nb" run "$first" env ECO_SUBNET_FILE="$work/subnets" "$tools/eco-bench" \
-        --op bcast --patterns eco,chain --sizes 1000,16000,131072 --iters 11 \
+        --op "${EE_OP:-bcast}" --patterns "${EE_PATTERNS:-eco,chain}" \
+        --sizes "${EE_SIZES:-1000,16000,131072}" --iters "${EE_ITERS:-11}" \
         >"$work/out" 2>"$work/err"
     rc=$?
     now=$(resets)
