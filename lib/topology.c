@@ -286,27 +286,46 @@ void ecoi_topo_free(ecoi_topo *t)
 /*
  * With one member per host, a link with b hosts beyond it (on the far
  * side from the root) must carry at least: one copy of the message
- * (bcast, reduce, scan), 2(S-1)/S copies with S the links beside it
- * under the same parent (allreduce: reduce-scatter and gather-to-all
- * with those as the nodes), b blocks (gather, scatter), max(b, n-b)
- * blocks in one direction (allgather), b(n-b) blocks (alltoall).
+ * (bcast, reduce, scan), b blocks (gather, scatter), max(b, n-b) blocks
+ * in one direction (allgather), b(n-b) blocks (alltoall).  Allreduce:
+ * one copy each way, and 2(S-1)/S copies with S the links beside it
+ * under the same parent when those all have its rate (reduce-scatter
+ * and gather-to-all with them as the nodes: one of them must carry
+ * that much).  When they differ, a slower link can be a leaf of a
+ * pipeline that carries one copy each way through it and more through
+ * the faster ones (slowhosts.topo: 124.6 ms measured where 2(S-1)/S
+ * gave 157), so only the one copy is a bound.
  */
 double ecoi_topo_link_limit(const ecoi_topo *t, int coll, int root, double bytes)
 {
     int n = t->nhosts, *sib = calloc((size_t)t->nnodes + 1, sizeof *sib);
     char *has_root = calloc((size_t)t->nnodes, 1);
+    double *same = malloc(((size_t)t->nnodes + 1) * sizeof *same);
     double bits = 8.0 * bytes, worst = 0;
 
-    if (!sib || !has_root || n < 2 || coll == ECOI_C_BARRIER) {
+    if (!sib || !has_root || !same || n < 2 || coll == ECOI_C_BARRIER) {
         free(sib);
         free(has_root);
+        free(same);
         return -1;
     }
     for (int x = root; x >= 0 && x < t->nnodes; x = t->node[x].parent)
         has_root[x] = 1;
-    /* links beside each (sib[parent + 1]: those under the same parent) */
-    for (int k = 0; k < t->nnodes; k++)
-        sib[t->node[k].parent + 1] += t->node[k].hosts > 0;
+    /* links beside each (sib[parent + 1]: those under the same parent),
+     * and their rate when they all have the same (same[parent + 1]; -1
+     * when not, -2 before the first) */
+    for (int k = 0; k <= t->nnodes; k++)
+        same[k] = -2;
+    for (int k = 0; k < t->nnodes; k++) {
+        int p = t->node[k].parent + 1;
+        if (t->node[k].hosts <= 0)
+            continue;
+        sib[p]++;
+        if (same[p] == -2)
+            same[p] = t->node[k].rate;
+        else if (same[p] != t->node[k].rate)
+            same[p] = -1;
+    }
     for (int k = 0; k < t->nnodes; k++) {
         const ecoi_topo_node *x = &t->node[k];
         int b = has_root[k] ? n - x->hosts : x->hosts, s = sib[x->parent + 1];
@@ -314,7 +333,9 @@ double ecoi_topo_link_limit(const ecoi_topo *t, int coll, int root, double bytes
         if (x->rate <= 0 || b == 0)
             continue;
         switch (coll) {
-        case ECOI_C_ALLREDUCE: blocks = s > 1 ? 2.0 * (s - 1) / s : 1; break;
+        case ECOI_C_ALLREDUCE:
+            blocks = s > 1 && same[x->parent + 1] >= 0 ? 2.0 * (s - 1) / s : 1;
+            break;
         case ECOI_C_GATHER: case ECOI_C_SCATTER: blocks = b; break;
         case ECOI_C_ALLGATHER: blocks = b > n - b ? b : n - b; break;
         case ECOI_C_ALLTOALL: blocks = (double)b * (n - b); break;
@@ -325,5 +346,6 @@ double ecoi_topo_link_limit(const ecoi_topo *t, int coll, int root, double bytes
     }
     free(sib);
     free(has_root);
+    free(same);
     return worst;
 }
