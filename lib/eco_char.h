@@ -144,6 +144,9 @@ typedef struct ecoc_degree {
 #define ECOC_MODEL_BUSY 32           /* messages per stream of the busy round:
                                       * enough that the end mark's round trip
                                       * is a small part of the time */
+#define ECOC_MODEL_SUSTAIN 131072    /* bytes the long stream of a link's
+                                      * per-byte cost carries past the short
+                                      * one's: well past a shaped link's burst */
 typedef struct ecoc_uplink {
     int how;            /* 0 not measured (one host, or no two hosts outside),
                          * 1 measured */
@@ -158,6 +161,8 @@ typedef struct ecoc_model_info {
     int measured;       /* 1: r->map has the model */
     int task_how;       /* 1 two probes on one host, 0 the default */
     int big;            /* bytes of the large probe */
+    int stream;         /* messages of `big` bytes in a link's long stream
+                         * (the short one: 1) */
     double seconds;     /* wall time of the model's measurement */
     ecoc_uplink *up;    /* [nsubnets] */
     ecoc_stat busy;     /* seconds per message of the rounds with every
@@ -184,6 +189,15 @@ typedef struct ecoc_result {
  * t_small when the intercept is below 0 (a shaped link's burst let the
  * small probe through at line rate). */
 void ecoc_fit(double t_small, int small, double t_big, int big, double *alpha, double *beta);
+
+/* The model's fit of a link: ecoc_fit of the two probes, then the
+ * sustained per-byte cost of two streams, t_long seconds for `extra`
+ * bytes more than t_short's ((t_long - t_short) / extra: a burst, the
+ * start and the end mark's round trip cancel), when that is the larger
+ * slope; alpha is then the small probe's time less its bytes at that
+ * slope (t_small when below 0, as in ecoc_fit).  extra <= 0: ecoc_fit. */
+void ecoc_fit_sustained(double t_small, int small, double t_big, int big, double t_short,
+                        double t_long, double extra, double *alpha, double *beta);
 
 void ecoc_result_free(ecoc_result *r);
 

@@ -520,6 +520,37 @@ static void test_format(void)
     CU_ASSERT_STRING_EQUAL(ecoc_fmt_clock(3723, b, sizeof b), "1:02:03");
 }
 
+/* The model's fit: the sustained slope of two streams when it is the
+ * larger, alpha from the small probe. */
+static void test_fit_sustained(void)
+{
+    double a, b;
+
+    /* a shaped 100 Mbit/s link (80 ns/byte) whose 12.5 KB burst carried
+     * most of a 16 KB probe: the probes' slope is 20 ns/byte */
+    ecoc_fit(100e-6, 64, 100e-6 + 20e-9 * (16384 - 64), 16384, &a, &b);
+    CU_ASSERT_DOUBLE_EQUAL(b, 20e-9, 1e-12);
+    ecoc_fit_sustained(100e-6, 64, 100e-6 + 20e-9 * (16384 - 64), 16384, 1e-3,
+                       1e-3 + 80e-9 * 131072, 131072, &a, &b);
+    CU_ASSERT_DOUBLE_EQUAL(b, 80e-9, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(a, 100e-6 - 80e-9 * 64, 1e-12);
+    /* the streams faster per byte than one message (overlapped copies):
+     * the probes' slope stays */
+    ecoc_fit_sustained(100e-6, 64, 100e-6 + 20e-9 * (16384 - 64), 16384, 1e-3,
+                       1e-3 + 10e-9 * 131072, 131072, &a, &b);
+    CU_ASSERT_DOUBLE_EQUAL(b, 20e-9, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(a, 100e-6 - 20e-9 * 64, 1e-12);
+    /* no streams, or a long stream not slower: ecoc_fit */
+    ecoc_fit_sustained(100e-6, 64, 200e-6, 16384, 0.0, 0.0, 0.0, &a, &b);
+    CU_ASSERT_DOUBLE_EQUAL(b, 100e-6 / (16384 - 64), 1e-15);
+    ecoc_fit_sustained(100e-6, 64, 200e-6, 16384, 2e-3, 1e-3, 131072, &a, &b);
+    CU_ASSERT_DOUBLE_EQUAL(b, 100e-6 / (16384 - 64), 1e-15);
+    /* a steep slope past the small probe's time: alpha is that time */
+    ecoc_fit_sustained(50e-6, 64, 60e-6, 16384, 1e-3, 1e-3 + 1e-6 * 131072, 131072, &a, &b);
+    CU_ASSERT_DOUBLE_EQUAL(b, 1e-6, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(a, 50e-6, 1e-15);
+}
+
 /* ------------------------------------------------------------------ */
 
 static const eco_unit_test sparse_tests[] = {
@@ -539,6 +570,7 @@ static const eco_unit_test util_tests[] = {
     { "commit", test_commit },
     { "atomic write", test_write_atomic },
     { "formatting", test_format },
+    { "the model's sustained fit", test_fit_sustained },
     { NULL, NULL }
 };
 
