@@ -122,9 +122,10 @@ typedef struct flow {
     unsigned epoch;             /* epochs closed (sent, or read) */
     unsigned msgs;              /* messages in the open epoch */
     size_t bytes;               /* their payload bytes */
-    /* in: a FLUSH to answer once this many are read; out: answered */
+    /* in: a FLUSH to answer once this many are read; out: the most
+     * the receiver said it has read (FLUSHED) */
     unsigned flush_epoch, flush_msgs;
-    unsigned char flush_want, flushed;
+    unsigned char flush_want, has_read;
 } flow;
 
 typedef struct pvm_tp {
@@ -395,16 +396,31 @@ static int is_past(unsigned instance)
 }
 
 static void send_ctrl(int tid, int tag, unsigned instance, int value);
+static void send_ctrl_n(int tid, int tag, unsigned instance, int value,
+                        const int *extra, int nextra);
+
+/* (epoch, msgs) a at or past b. */
+static int count_reached(unsigned ea, unsigned ma, unsigned eb, unsigned mb)
+{
+    return ea != eb ? (int)(ea - eb) > 0 : ma >= mb;
+}
+
+/* Tell member r how much of what it sent has been read here. */
+static void send_read(pvm_tp *p, int r, unsigned epoch, unsigned msgs)
+{
+    int m = (int)msgs;
+
+    send_ctrl_n(p->tids[r], ECOI_TAG_FLUSHED, p->instance, (int)epoch, &m, 1);
+}
 
 /* Answer member r's FLUSH once every message it counted has been read. */
 static void flush_answer(pvm_tp *p, int r)
 {
     flow *f = &p->in[r];
 
-    if (f->flush_want && (f->epoch != f->flush_epoch ? (int)(f->epoch - f->flush_epoch) > 0
-                                                     : f->msgs >= f->flush_msgs)) {
+    if (f->flush_want && count_reached(f->epoch, f->msgs, f->flush_epoch, f->flush_msgs)) {
         f->flush_want = 0;
-        send_ctrl(p->tids[r], ECOI_TAG_FLUSHED, p->instance, 0);
+        send_read(p, r, f->epoch, f->msgs);
     }
 }
 
@@ -435,7 +451,13 @@ static void apply(pvm_tp *p, const ctrl_msg *m)
         p->in[r].flush_want = 1;
         flush_answer(p, r);
     } else if (m->tag == ECOI_TAG_FLUSHED) {
-        p->out[r].flushed = 1;
+        flow *f = &p->out[r];
+        if (!f->has_read || count_reached((unsigned)m->value, m->msgs, f->flush_epoch,
+                                          f->flush_msgs)) {
+            f->flush_epoch = (unsigned)m->value;    /* out: what it read */
+            f->flush_msgs = m->msgs;
+            f->has_read = 1;
+        }
     } else if (m->value < 0) {
         if (!p->aborted[r])
             p->aborted[r] = m->value;
@@ -467,13 +489,14 @@ static void dispatch(int bid)
          m.tag != ECOI_TAG_FLUSH && m.tag != ECOI_TAG_FLUSHED) ||
         pvm_upkint(body, 2, 1) < 0 ||
         (m.tag == ECOI_TAG_WAIT && pvm_upkint(wait, 1 + ECOI_SIG_INTS, 1) < 0) ||
-        (m.tag == ECOI_TAG_FLUSH && pvm_upkint(wait, 1, 1) < 0))
+        ((m.tag == ECOI_TAG_FLUSH || m.tag == ECOI_TAG_FLUSHED) &&
+         pvm_upkint(wait, 1, 1) < 0))
         return;
     if (m.tag == ECOI_TAG_WAIT) {
         m.tag_waited = wait[0];
         m.sig = sig_of_ints(wait + 1);
     }
-    if (m.tag == ECOI_TAG_FLUSH)
+    if (m.tag == ECOI_TAG_FLUSH || m.tag == ECOI_TAG_FLUSHED)
         m.msgs = (unsigned)wait[0];
     m.instance = (unsigned)body[0];
     m.value = body[1];
@@ -481,8 +504,10 @@ static void dispatch(int bid)
         apply(p, &m);
     else if (is_past(m.instance)) {
         /* gone here: it read all it was sent in that context */
-        if (m.tag == ECOI_TAG_FLUSH)
-            send_ctrl(m.src, ECOI_TAG_FLUSHED, m.instance, 0);
+        if (m.tag == ECOI_TAG_FLUSH) {
+            int msgs = (int)m.msgs;
+            send_ctrl_n(m.src, ECOI_TAG_FLUSHED, m.instance, m.value, &msgs, 1);
+        }
     } else {
         early[early_next] = m;      /* the oldest goes when full */
         early_next = (early_next + 1) % ECOI_EARLY;
@@ -523,14 +548,24 @@ void ecoi_pvm_pump(void)
     pump(0);
 }
 
-/* Send a control message (instance, value, extra[0..nextra-1]) to tid. */
+/* Send a control message (instance, value, extra[0..nextra-1]) to tid.
+ * It may go out where no collective holds SIGPIPE (a FLUSHED answered
+ * while eco_init waits, a FLUSH before eco_finalize enters), to a task
+ * that has just exited: SIGPIPE is held here too, and one it caused
+ * discarded. */
 static void send_ctrl_n(int tid, int tag, unsigned instance, int value,
                         const int *extra, int nextra)
 {
-    int old, bid = pvm_mkbuf(PvmDataDefault), s, body[2];
+    int old, bid = pvm_mkbuf(PvmDataDefault), s, body[2], was_pending;
+    sigset_t pipe, saved, pending;
+    struct timespec zero = { 0, 0 };
 
     if (bid < 0)
         return;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, &saved);
+    was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
     body[0] = (int)instance;
     body[1] = value;
     old = pvm_setcontext(ECOI_CTRL_CONTEXT);
@@ -540,6 +575,9 @@ static void send_ctrl_n(int tid, int tag, unsigned instance, int value,
     pvm_setsbuf(s > 0 ? s : 0);
     pvm_freebuf(bid);
     pvm_setcontext(old);
+    if (!was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE))
+        sigtimedwait(&pipe, NULL, &zero);
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 static void send_ctrl(int tid, int tag, unsigned instance, int value)
@@ -603,31 +641,48 @@ static int flow_wait(pvm_tp *p, int dest)
  * what that task had written but not yet put on the wire: the last
  * messages, and the member that waits for them fails with ECO_ERR_PEER
  * (seen: an all-to-all of 128 KB blocks, 16 streams through a 5 Mbit/s
- * link).  The closed epochs are acknowledged anyway; for the open one a
- * FLUSH asks the member to say when it has read the messages counted
- * (FLUSHED, at once when its context is gone: it read what it was sent).
- * Once all are read, a correct run sends this task nothing it needs.
- * The wait ends early when a member exits or aborts, and after
+ * link).  The closed epochs are acknowledged anyway.  For the open one,
+ * every member says at its own eco_finalize how much of it it has read
+ * (FLUSHED, unasked: both ends count the same messages, so it knows the
+ * sender waits for it), and this task asks the members it still waits
+ * for (FLUSH), which answer as soon as they have read that much, or at
+ * once when their context is gone (they read what they were sent).  A
+ * member that finalizes first thus releases the others without waiting
+ * for them.  Once all is read, a correct run sends this task nothing it
+ * needs.  The wait ends early when a member exits or aborts, and after
  * ECOI_DRAIN_SECONDS (a member that makes its call late, after waiting
  * for something this task does after eco_finalize, must not hang it).
  */
+static int all_read(const pvm_tp *p, int d)
+{
+    const flow *f = &p->out[d];
+
+    return f->msgs == 0 ||
+           (f->has_read && count_reached(f->flush_epoch, f->flush_msgs, f->epoch, f->msgs));
+}
+
 static void flow_drain(pvm_tp *p)
 {
     struct timespec t0, t;
 
-    for (int d = 0; d < p->n; d++)
-        if (d != p->rank && !p->dead[d] && !p->aborted[d] && p->out[d].msgs > 0) {
+    for (int d = 0; d < p->n; d++) {
+        if (d == p->rank || p->dead[d] || p->aborted[d])
+            continue;
+        if (p->in[d].msgs > 0)
+            send_read(p, d, p->in[d].epoch, p->in[d].msgs);
+        if (!all_read(p, d)) {
             int msgs = (int)p->out[d].msgs;
             send_ctrl_n(p->tids[d], ECOI_TAG_FLUSH, p->instance, (int)p->out[d].epoch,
                         &msgs, 1);
         }
+    }
+    pump(0);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
         int pending = 0;
         for (int d = 0; d < p->n && !pending; d++)
             pending = d != p->rank && !p->dead[d] && !p->aborted[d] &&
-                      (p->acked[d] < p->out[d].epoch ||
-                       (p->out[d].msgs > 0 && !p->out[d].flushed));
+                      (p->acked[d] < p->out[d].epoch || !all_read(p, d));
         if (!pending || p->any_abort || p->mismatch)
             return;
         clock_gettime(CLOCK_MONOTONIC, &t);

@@ -336,17 +336,21 @@ static void mode_flow(int n, const int *tids)
  * them: rank 1 broadcasts msgs ints to rank 0 (16 close a flow-control
  * epoch, which is acknowledged anyway; 5 leave it open, and rank 1 must
  * ask), which reads them 1 s late and stays 4 s more; rank 1 finalizes
- * at once.  extra: how long eco_finalize took, in ms. */
-static void mode_drain(int n, const int *tids, int msgs)
+ * at once.  idle: no barrier (rank 0 sends rank 1 nothing), rank 0
+ * reads at once and finalizes, then stays 4 s without calling the
+ * library, and rank 1 finalizes 1 s later: rank 0 must have said what it
+ * read, for rank 1 not to wait for its exit.
+ * extra: how long eco_finalize took, in ms. */
+static void mode_drain(int n, const int *tids, int msgs, int idle)
 {
     ecot_report rep = { 0 };
     eco_ctx *ctx = NULL;
     int rc = eco_init(NULL, n, tids, &ctx), x;
     struct timespec t0, t1;
 
-    if (rc == ECO_OK)
+    if (rc == ECO_OK && !idle)
         rc = eco_barrier(ctx);
-    if (rc == ECO_OK && eco_rank(ctx) == 0)
+    if (rc == ECO_OK && eco_rank(ctx) == 0 && !idle)
         sleep(1);
     for (int i = 0; i < msgs && rc == ECO_OK; i++) {
         x = eco_rank(ctx) == 1 ? i : -1;
@@ -356,13 +360,18 @@ static void mode_drain(int n, const int *tids, int msgs)
     ecot_check(&rep, rc == ECO_OK, "drain: %d", rc);
     /* Rank 0 stays: rank 1 must end its wait on the acknowledgement,
      * not on rank 0's exit. */
-    if (rc == ECO_OK && eco_rank(ctx) == 0)
+    if (rc == ECO_OK && eco_rank(ctx) == 0 && !idle)
         sleep(4);
+    if (idle && rc == ECO_OK && eco_rank(ctx) == 1)
+        sleep(1);
+    x = ctx ? eco_rank(ctx) : -1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (ctx)
         eco_finalize(ctx);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     report(&rep, rc, (int)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
+    if (idle && x == 0)
+        sleep(4);
 }
 
 /* Every disagreement case in a context of its own: count the members'
@@ -570,9 +579,11 @@ static int worker_main(int argc, char **argv)
     else if (strcmp(argv[2], "model") == 0)
         mode_model(n, tids);
     else if (strcmp(argv[2], "drain") == 0)
-        mode_drain(n, tids, 16);
+        mode_drain(n, tids, 16, 0);
     else if (strcmp(argv[2], "drainopen") == 0)
-        mode_drain(n, tids, 5);
+        mode_drain(n, tids, 5, 0);
+    else if (strcmp(argv[2], "drainidle") == 0)
+        mode_drain(n, tids, 5, 1);
     free(tids);
     pvm_exit();
     return 0;
@@ -961,12 +972,13 @@ static void test_pipeline(void)
  * closed its last epoch to them, and no longer than its bound. */
 static void test_drain(void)
 {
-    static const char *const modes[] = { "drain", "drainopen" };
+    static const char *const modes[] = { "drain", "drainopen", "drainidle" };
     char *env[] = { subnet_file(2), NULL };
     int tids[2], n = 2;
     outcome out[2];
 
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < 3; m++) {
+        int idle = m == 2;
         CU_ASSERT_FATAL(spawn_workers(n, modes[m], env, tids) == n);
         collect(n, tids, out, 60);
         for (int i = 0; i < n; i++) {
@@ -975,9 +987,11 @@ static void test_drain(void)
             CU_ASSERT_EQUAL(out[i].failures, 0);
         }
         /* Rank 1 waited for rank 0's late read (1 s), not for its exit
-         * (5 s) nor for the 10 s bound. */
-        CU_ASSERT(out[1].extra >= 500 && out[1].extra < 3500);
-        if (!out[1].got || out[1].extra < 500 || out[1].extra >= 3500)
+         * (5 s) nor for the 10 s bound; idle: rank 0 had said it read
+         * all, so rank 1 did not wait for its exit (4 s later). */
+        CU_ASSERT(idle ? out[1].extra < 2000 : out[1].extra >= 500 && out[1].extra < 3500);
+        if (!out[1].got || (idle ? out[1].extra >= 2000
+                                 : out[1].extra < 500 || out[1].extra >= 3500))
             fprintf(stderr, "\n  %s: rank 1's eco_finalize took %d ms\n", modes[m],
                     out[1].extra);
         drain_notices();
