@@ -569,16 +569,17 @@ static void loads_clear(const pm *p, loads *l)
                             2 * ((size_t)p->model->nsubnets + 1)) * sizeof(double));
 }
 
-/* Account one message of `bytes` from a to b; combine: bytes the
- * receiver combines. */
-static void loads_add(const pm *p, loads *l, int a, int b, double bytes, double combine)
+/* Account msgs messages of `bytes` in all from a to b; combine: bytes
+ * the receiver combines. */
+static void loads_add_n(const pm *p, loads *l, int a, int b, double bytes, double msgs,
+                        double combine)
 {
     ecoi_cost c = pair_cost(p, a, b);
     int ha = p->mh[a], hb = p->mh[b], sa = p->sub[a], sb = p->sub[b];
     double out = end_beta(p, a, b, c.beta), in = end_beta(p, b, a, c.beta);
 
-    l->node_out[a] += c.alpha + out * bytes;
-    l->node_in[b] += c.alpha + in * bytes + combine * GAMMA;
+    l->node_out[a] += msgs * c.alpha + out * bytes;
+    l->node_in[b] += msgs * c.alpha + in * bytes + combine * GAMMA;
     if (ha >= 0 && hb >= 0 && ha != hb && ha < p->nhosts && hb < p->nhosts) {
         l->host_out[ha] += out * bytes;
         l->host_in[hb] += in * bytes;
@@ -587,14 +588,20 @@ static void loads_add(const pm *p, loads *l, int a, int b, double bytes, double 
      * forwarding, acknowledgements) */
     if (sa != sb) {
         if (sa >= 0 && p->model->uplink[sa] > 0)
-            l->sub_out[sa] += p->model->uplink[sa] * bytes + p->busy;
+            l->sub_out[sa] += p->model->uplink[sa] * bytes + msgs * p->busy;
         if (sb >= 0 && p->model->uplink[sb] > 0)
-            l->sub_in[sb] += p->model->uplink[sb] * bytes + p->busy;
+            l->sub_in[sb] += p->model->uplink[sb] * bytes + msgs * p->busy;
     }
     if (p->site && p->site[a] != p->site[b] && p->site[a] < p->n && p->site[b] < p->n) {
         l->site_out[p->site[a]] += c.beta * bytes;
         l->site_in[p->site[b]] += c.beta * bytes;
     }
+}
+
+/* One message of `bytes` from a to b. */
+static void loads_add(const pm *p, loads *l, int a, int b, double bytes, double combine)
+{
+    loads_add_n(p, l, a, b, bytes, 1.0, combine);
 }
 
 static double loads_max(const pm *p, const loads *l)
@@ -931,8 +938,8 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
     for (int v = 0; v < f->n; v++)
         for (int k = 0; k < S - 1 && f->parent[v] >= 0; k++) {
             double run = RUN(grp[v], k), seg = m > 0 && m < run ? m : run;
-            for (double off = 0.0; off < run; off += seg)
-                loads_add(p, l, f->parent[v], v, fmin(seg, run - off), 0);
+            /* its segments, at once: O(1) whatever their number */
+            loads_add_n(p, l, f->parent[v], v, run, run > 0 ? ceil(run / seg) : 1, 0);
         }
 #undef RUN
     both = loads_max(p, l);
