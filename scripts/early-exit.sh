@@ -25,6 +25,9 @@
 #   scripts/early-exit.sh [RUNS]
 # Needs root.  Exit 0 when every run passed and no reset was counted.
 set -u
+case ${1:-} in
+    -h|--help) sed -n '3,26s/^# \{0,1\}//p' "$0"; exit 0 ;;
+esac
 cd "$(dirname "$0")/.."
 top=$(pwd)
 runs=${1:-10}
