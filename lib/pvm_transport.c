@@ -652,6 +652,12 @@ static int flow_wait(pvm_tp *p, int dest)
  * needs.  The wait ends early when a member exits or aborts, and after
  * ECOI_DRAIN_SECONDS (a member that makes its call late, after waiting
  * for something this task does after eco_finalize, must not hang it).
+ * Only over direct task-to-task links (PvmRouteDirect, eco_init's
+ * default): routed through the daemons, a task's messages leave it at
+ * once for its own daemon, which keeps them, and the layer for legacy
+ * programs (lib/compat), which keeps PVM's default route and rebuilds a
+ * group's context whenever its members change, must not wait at each
+ * rebuild for members busy elsewhere.
  */
 static int all_read(const pvm_tp *p, int d)
 {
@@ -663,9 +669,10 @@ static int all_read(const pvm_tp *p, int d)
 
 static void flow_drain(pvm_tp *p)
 {
+    const int direct = pvm_getopt(PvmRoute) == PvmRouteDirect;
     struct timespec t0, t;
 
-    for (int d = 0; d < p->n; d++) {
+    for (int d = 0; d < p->n && direct; d++) {
         if (d == p->rank || p->dead[d] || p->aborted[d])
             continue;
         if (p->in[d].msgs > 0)
@@ -676,13 +683,14 @@ static void flow_drain(pvm_tp *p)
                         &msgs, 1);
         }
     }
-    pump(0);
+    if (direct)
+        pump(0);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
         int pending = 0;
         for (int d = 0; d < p->n && !pending; d++)
             pending = d != p->rank && !p->dead[d] && !p->aborted[d] &&
-                      (p->acked[d] < p->out[d].epoch || !all_read(p, d));
+                      (p->acked[d] < p->out[d].epoch || (direct && !all_read(p, d)));
         if (!pending || p->any_abort || p->mismatch)
             return;
         clock_gettime(CLOCK_MONOTONIC, &t);
