@@ -659,25 +659,50 @@ static double tree_pass(const pm *p, const eco_tree *t, double bytes, double seg
     return deepest + (nseg - 1) * loads_max(p, l);
 }
 
-/* The best segment for a pass: 0 (whole) or a power of two from 1 KiB. */
-static double tree_pass_best(const pm *p, const eco_tree *t, double bytes, int reduce,
-                             long forced, loads *l, size_t *segment)
+/* A pipelined prediction as a function of its segment (0: whole): what
+ * best_segment searches. */
+typedef struct seg_pass {
+    double (*time)(const struct seg_pass *q, double seg);
+    const pm *p;
+    const eco_tree *t;
+    const int *leaders;   /* allreduce_pass, hier_pipe */
+    int S, reduce;
+    double bytes;
+    loads *l;
+} seg_pass;
+
+/* The best segment for q: forced, else 0 (whole) or a power of two from
+ * 1 KiB below upto, the first that gains 0.1%. */
+static double best_segment(const seg_pass *q, double upto, long forced, size_t *segment)
 {
     double best, b;
-    size_t s;
 
     if (forced >= 0) {
         *segment = (size_t)forced;
-        return tree_pass(p, t, bytes, (double)forced, reduce, l);
+        return q->time(q, (double)forced);
     }
-    best = tree_pass(p, t, bytes, 0, reduce, l);
+    best = q->time(q, 0);
     *segment = 0;
-    for (s = 1024; (double)s < bytes; s *= 2)
-        if ((b = tree_pass(p, t, bytes, (double)s, reduce, l)) < best * 0.999) {
+    for (size_t s = 1024; (double)s < upto; s *= 2)
+        if ((b = q->time(q, (double)s)) < best * 0.999) {
             best = b;
             *segment = s;
         }
     return best;
+}
+
+static double tree_pass_seg(const seg_pass *q, double seg)
+{
+    return tree_pass(q->p, q->t, q->bytes, seg, q->reduce, q->l);
+}
+
+/* The best segment for a pass down (or up) t. */
+static double tree_pass_best(const pm *p, const eco_tree *t, double bytes, int reduce,
+                             long forced, loads *l, size_t *segment)
+{
+    const seg_pass q = { tree_pass_seg, p, t, NULL, 0, reduce, bytes, l };
+
+    return best_segment(&q, bytes, forced, segment);
 }
 
 /* A gather (or scatter) of `bytes` per member on tree t, one message per
@@ -947,27 +972,21 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
     return g + fmax(ex, both) + last;
 }
 
-/* hier: the segment that minimises hier_pipe, 0 (whole runs) or a power
- * of two from 1 KiB, unless forced. */
+static double hier_seg(const seg_pass *q, double seg)
+{
+    return hier_pipe(q->p, q->t, q->leaders, q->S, q->bytes, seg, q->l);
+}
+
+/* hier: the segment that minimises hier_pipe, below the longest run. */
 static double hier_time(const pm *p, const eco_tree *forest, const int *leaders, int S,
                         double bytes, long forced, loads *l, size_t *segment)
 {
-    double best, b, most = 0.0;
+    const seg_pass q = { hier_seg, p, forest, leaders, S, 0, bytes, l };
+    double most = 0.0;
 
-    if (forced >= 0) {
-        *segment = (size_t)forced;
-        return hier_pipe(p, forest, leaders, S, bytes, (double)forced, l);
-    }
-    best = hier_pipe(p, forest, leaders, S, bytes, 0, l);
-    *segment = 0;
     for (int i = 0; i < S; i++)
         most = fmax(most, bytes * forest->subtree[leaders[i]]);
-    for (size_t s = 1024; (double)s < most; s *= 2)
-        if ((b = hier_pipe(p, forest, leaders, S, bytes, (double)s, l)) < best * 0.999) {
-            best = b;
-            *segment = s;
-        }
-    return best;
+    return best_segment(&q, most, forced, segment);
 }
 
 /* all-to-all aggregated: each subnet's tree gathers whole send buffers
@@ -1054,26 +1073,18 @@ static double allreduce_pass(const pm *p, const eco_tree *t, const int *leaders,
     return fill + (nseg - 1) * loads_max(p, l);
 }
 
-/* The best segment for allreduce_pass: whole, or a power of two from
- * 1 KiB. */
+static double allreduce_seg(const seg_pass *q, double seg)
+{
+    return allreduce_pass(q->p, q->t, q->leaders, q->S, q->bytes, seg, q->l);
+}
+
+/* The best segment for allreduce_pass. */
 static double allreduce_time(const pm *p, const eco_tree *t, const int *leaders, int S,
                              double bytes, long forced, loads *l, size_t *segment)
 {
-    double best, b;
+    const seg_pass q = { allreduce_seg, p, t, leaders, S, 0, bytes, l };
 
-    if (forced >= 0) {
-        *segment = (size_t)forced;
-        return allreduce_pass(p, t, leaders, S, bytes, (double)forced, l);
-    }
-    best = allreduce_pass(p, t, leaders, S, bytes, 0, l);
-    *segment = 0;
-    for (size_t s = 1024; (double)s < bytes; s *= 2) {
-        if ((b = allreduce_pass(p, t, leaders, S, bytes, (double)s, l)) < best * 0.999) {
-            best = b;
-            *segment = s;
-        }
-    }
-    return best;
+    return best_segment(&q, bytes, forced, segment);
 }
 
 static double ring_time(const pm *p, const int *ring, double bytes)
