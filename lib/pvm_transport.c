@@ -226,15 +226,38 @@ static int pack_enc(int enc, int dt, void *p, int n, int unpack)
     return pack(dt, p, n, unpack);
 }
 
-static void tp_enter(ecoi_transport *t)
+/* Hold SIGPIPE (the caller's mask in *saved); 1 when one was pending
+ * already (the caller's, not to be discarded). */
+static int pipe_hold(sigset_t *saved)
 {
-    pvm_tp *p = (pvm_tp *)t;
     sigset_t pipe, pending;
 
     sigemptyset(&pipe);
     sigaddset(&pipe, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe, &p->saved_mask);
-    p->pipe_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, saved);
+    return sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+}
+
+/* Discard the SIGPIPE the library caused (none was pending before), then
+ * give the caller its mask back. */
+static void pipe_release(const sigset_t *saved, int was_pending)
+{
+    if (!was_pending) {
+        sigset_t pipe, pending;
+        struct timespec zero = { 0, 0 };
+        sigemptyset(&pipe);
+        sigaddset(&pipe, SIGPIPE);
+        if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE))
+            sigtimedwait(&pipe, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
+static void tp_enter(ecoi_transport *t)
+{
+    pvm_tp *p = (pvm_tp *)t;
+
+    p->pipe_pending = pipe_hold(&p->saved_mask);
     p->saved_ctx = pvm_setcontext(p->pvmctx);
     p->saved_s = pvm_setsbuf(0);
     p->saved_r = pvm_setrbuf(0);
@@ -250,16 +273,7 @@ static void tp_leave(ecoi_transport *t)
     pvm_setrbuf(p->saved_r > 0 ? p->saved_r : 0);
     pvm_setsbuf(p->saved_s > 0 ? p->saved_s : 0);
     pvm_setcontext(p->saved_ctx);
-    /* Discard the SIGPIPE the library caused, then unblock. */
-    if (!p->pipe_pending) {
-        sigset_t pipe, pending;
-        struct timespec zero = { 0, 0 };
-        sigemptyset(&pipe);
-        sigaddset(&pipe, SIGPIPE);
-        if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE))
-            sigtimedwait(&pipe, NULL, &zero);
-    }
-    pthread_sigmask(SIG_SETMASK, &p->saved_mask, NULL);
+    pipe_release(&p->saved_mask, p->pipe_pending);
 }
 
 /* ------------------------------------------------------------------ */
@@ -557,15 +571,11 @@ static void send_ctrl_n(int tid, int tag, unsigned instance, int value,
                         const int *extra, int nextra)
 {
     int old, bid = pvm_mkbuf(PvmDataDefault), s, body[2], was_pending;
-    sigset_t pipe, saved, pending;
-    struct timespec zero = { 0, 0 };
+    sigset_t saved;
 
     if (bid < 0)
         return;
-    sigemptyset(&pipe);
-    sigaddset(&pipe, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe, &saved);
-    was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+    was_pending = pipe_hold(&saved);
     body[0] = (int)instance;
     body[1] = value;
     old = pvm_setcontext(ECOI_CTRL_CONTEXT);
@@ -575,9 +585,7 @@ static void send_ctrl_n(int tid, int tag, unsigned instance, int value,
     pvm_setsbuf(s > 0 ? s : 0);
     pvm_freebuf(bid);
     pvm_setcontext(old);
-    if (!was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE))
-        sigtimedwait(&pipe, NULL, &zero);
-    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    pipe_release(&saved, was_pending);
 }
 
 static void send_ctrl(int tid, int tag, unsigned instance, int value)
