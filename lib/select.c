@@ -399,8 +399,32 @@ typedef struct pm {
     int *site;       /* [n] member -> site, when sites group subnets, else NULL */
     double *hrate;   /* [n] seconds per byte of the member's host's own link,
                       * 0 when not known (host_rate) */
+    double *ul;      /* [nsubnets] seconds per byte of each subnet's shared
+                      * link (subnet_link), 0 when not known */
     int nhosts;
 } pm;
+
+/* Seconds per byte of subnet s's link to the others: the measured uplink
+ * when eco-characterize found one shared, else no faster than s's
+ * fastest pair out.  uneven.topo's 10 Mbit/s segment was not found
+ * shared (its second stream went to the 5 Mbit/s segment, which held
+ * both streams alike), and a member there that took a segment from
+ * each other subnet was charged both pairs' rates one after the other
+ * (10 + 5 Mbit/s): reduce-to-all's tree was predicted 375 ms at 128 KB,
+ * measured 255. */
+static double subnet_link(const ecoi_model *m, int s)
+{
+    const int S = m->nsubnets;
+    double best = 0.0;
+
+    if (m->uplink[s] > 0)
+        return m->uplink[s];
+    for (int t = 0; t < S; t++)
+        if (t != s && m->link[s * S + t].beta > 0 &&
+            (best == 0.0 || m->link[s * S + t].beta < best))
+            best = m->link[s * S + t].beta;
+    return best;
+}
 
 /* Seconds per byte of host h's own link (h in subnet s): no faster than
  * its subnet's inside link, nor than its fastest measured pair inside the
@@ -448,8 +472,11 @@ static int pm_init(pm *p, const eco_map *map, const ecoi_model *model, int n,
         p->sub[r] = s >= 0 && s < model->nsubnets ? s : -1;
     }
     p->hrate = calloc((size_t)n + 1, sizeof *p->hrate);
-    if (!p->hrate)
+    p->ul = calloc((size_t)model->nsubnets + 1, sizeof *p->ul);
+    if (!p->hrate || !p->ul)
         return ECO_ERR_NOMEM;
+    for (int s = 0; s < model->nsubnets; s++)
+        p->ul[s] = subnet_link(model, s);
     for (int r = 0; r < n; r++)
         if (p->sub[r] >= 0 && mh[r] >= 0 && mh[r] < map->nhosts)
             p->hrate[r] = host_rate(map, model, mh[r], p->sub[r]);
@@ -489,7 +516,7 @@ static ecoi_cost pair_cost(const pm *p, int a, int b)
     c.alpha = fmax(c.alpha, p->busy);
     /* no message leaves (or enters) a subnet faster than its shared link */
     if (sa >= 0 && sb >= 0 && sa != sb)
-        c.beta = fmax(c.beta, fmax(p->model->uplink[sa], p->model->uplink[sb]));
+        c.beta = fmax(c.beta, fmax(p->ul[sa], p->ul[sb]));
     /* nor a host faster than its own link */
     if (p->mh[a] != p->mh[b])
         c.beta = fmax(c.beta, fmax(p->hrate[a], p->hrate[b]));
@@ -510,15 +537,17 @@ static double host_beta(const pm *p, int m, double pair_beta)
     return p->hrate[m] > 0 ? fmin(p->hrate[m], pair_beta) : pair_beta;
 }
 
-/* Seconds per byte that a message between a and b holds a's end: between
- * two hosts of one subnet, a's own link (a fast host sends to a slow one
- * at its own rate, and to another meanwhile); else the pair's (a subnet's
- * or site's link that a's other messages share). */
+/* Seconds per byte that a message between a and b holds a's end: a's
+ * own link (a fast host sends to a slow one at its own rate, and to
+ * another meanwhile), also out of its subnet when the subnet's shared
+ * link is known (loads charge it there); else the pair's (the link that
+ * a's other messages share). */
 static double end_beta(const pm *p, int a, int b, double pair_beta)
 {
     if (p->mh[a] == p->mh[b] || p->sub[a] < 0)
         return pair_beta;
-    return p->sub[a] == p->sub[b] ? host_beta(p, a, pair_beta) : pair_beta;
+    return p->sub[a] == p->sub[b] || p->ul[p->sub[a]] > 0 ? host_beta(p, a, pair_beta)
+                                                            : pair_beta;
 }
 
 /* How long a's message of `bytes` to (or from) b holds a's next one, to
@@ -587,10 +616,10 @@ static void loads_add_n(const pm *p, loads *l, int a, int b, double bytes, doubl
     /* a shared link pays for each message too (the busy cost: queueing,
      * forwarding, acknowledgements) */
     if (sa != sb) {
-        if (sa >= 0 && p->model->uplink[sa] > 0)
-            l->sub_out[sa] += p->model->uplink[sa] * bytes + msgs * p->busy;
-        if (sb >= 0 && p->model->uplink[sb] > 0)
-            l->sub_in[sb] += p->model->uplink[sb] * bytes + msgs * p->busy;
+        if (sa >= 0 && p->ul[sa] > 0)
+            l->sub_out[sa] += p->ul[sa] * bytes + msgs * p->busy;
+        if (sb >= 0 && p->ul[sb] > 0)
+            l->sub_in[sb] += p->ul[sb] * bytes + msgs * p->busy;
     }
     if (p->site && p->site[a] != p->site[b] && p->site[a] < p->n && p->site[b] < p->n) {
         l->site_out[p->site[a]] += c.beta * bytes;
@@ -763,8 +792,8 @@ static double net_send(const pm *p, netres *r, int u, int v, double st, double b
         st = take(&r->host_out[hu], st, d);
         end = fmax(end, st + d);
     }
-    if (su != sv && su >= 0 && p->model->uplink[su] > 0) {
-        st = take(&r->sub_out[su], st, p->model->uplink[su] * b);
+    if (su != sv && su >= 0 && p->ul[su] > 0) {
+        st = take(&r->sub_out[su], st, p->ul[su] * b);
         end = fmax(end, r->sub_out[su]);
     }
     if (p->site && p->site[u] != p->site[v] && p->site[u] < p->n && p->site[v] < p->n) {
@@ -773,8 +802,8 @@ static double net_send(const pm *p, netres *r, int u, int v, double st, double b
         st = take(&r->site_in[p->site[v]], st, c.beta * b);
         end = fmax(end, r->site_in[p->site[v]]);
     }
-    if (su != sv && sv >= 0 && p->model->uplink[sv] > 0) {
-        st = take(&r->sub_in[sv], st, p->model->uplink[sv] * b);
+    if (su != sv && sv >= 0 && p->ul[sv] > 0) {
+        st = take(&r->sub_in[sv], st, p->ul[sv] * b);
         end = fmax(end, r->sub_in[sv]);
     }
     if (hosts) {
@@ -931,7 +960,7 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
 {
     const eco_tree *f = forest;
     double g = tree_gather(p, forest, bytes), ex = 0.0, last = 0.0, both;
-    int *grp = malloc((size_t)p->n * sizeof *grp);
+    int cut = 0, *grp = malloc((size_t)p->n * sizeof *grp);
 
     if (!grp)
         return INFINITY;
@@ -959,7 +988,17 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
         }
         ex += lat + loads_max(p, l);
     }
+    /* the runs down, with every round's exchange in the same loads: on
+     * campus24.topo a site's leader's subnet link carries its exchange
+     * and both runs down to the site's two other subnets */
     loads_clear(p, l);
+    for (int k = 1; k < S; k++)
+        for (int i = 0; i < S; i++) {
+            double run = bytes * f->subtree[leaders[i]], seg = m > 0 && m < run ? m : run;
+            loads_add_n(p, l, leaders[i], leaders[(i + k) % S], run,
+                        run > 0 ? ceil(run / seg) : 1, 0);
+            cut |= seg < run;
+        }
     for (int v = 0; v < f->n; v++)
         for (int k = 0; k < S - 1 && f->parent[v] >= 0; k++) {
             double run = RUN(grp[v], k), seg = m > 0 && m < run ? m : run;
@@ -969,7 +1008,10 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
 #undef RUN
     both = loads_max(p, l);
     free(grp);
-    return g + fmax(ex, both) + last;
+    /* whole runs: a leader's exchange send holds it until the run has
+     * left (what the socket does not take at once), then it sends down;
+     * in segments the two streams take turns (gather.c) */
+    return g + (cut ? fmax(ex, both) : ex + both) + last;
 }
 
 static double hier_seg(const seg_pass *q, double seg)
@@ -1433,6 +1475,7 @@ int ecoi_predict(const eco_map *map, const ecoi_model *model, int n, const int *
     free(p.sub);
     free(p.site);
     free(p.hrate);
+    free(p.ul);
     ecoi_model_free(dflt);
     return rc == ECO_OK ? k : rc;
 }

@@ -267,13 +267,17 @@ static void mode_contexts(int n, const int *tids)
 /* Reduce-to-all pipelined in 1,024 segments (ECO_SEGMENT_SIZE 256, 64K
  * ints), far more than the flow-control window (two epochs of 16
  * messages per pair): every member's segments up and down must not wait
- * on each other in a circle, for each algorithm that pipelines. */
+ * on each other in a circle, for each algorithm that pipelines.  Then
+ * gather-to-all among leaders, whose exchange and runs down take turns
+ * in segments. */
 static void mode_pipeline(int n, const int *tids)
 {
     static const char *const forced[] = {
         "allreduce=tree", "allreduce=tree-k2", "allreduce=chain", "allreduce=rsag",
         "allreduce=rsag-sites",
     };
+    static const char *const gforced[] = { "allgather=hier", "allgather=hier-k2",
+                                           "allgather=hier-sites" };
     enum { COUNT = 65536 };
     ecot_report rep = { 0 };
     eco_ctx *ctx = NULL;
@@ -293,6 +297,24 @@ static void mode_pipeline(int n, const int *tids)
             if (y[i] != (i % 1000) * (n * (n - 1) / 2) + n)
                 bad = i;
         ecot_check(&rep, rc == ECO_OK && bad < 0, "%s: rc %d, element %d is %d", forced[f],
+                   rc, bad, bad >= 0 ? y[bad] : 0);
+    }
+    /* gather-to-all among leaders: each exchange and each run down in
+     * 128 segments or more, in turn */
+    for (size_t f = 0; f < sizeof gforced / sizeof gforced[0] && rc == ECO_OK; f++) {
+        const int per = COUNT / n;
+        int bad = -1;
+        if ((rc = eco_set_pattern(ctx, gforced[f])) != ECO_OK)
+            break;
+        for (int i = 0; i < per; i++)
+            x[i] = eco_rank(ctx) * per + i;
+        for (int i = 0; i < per * n; i++)
+            y[i] = -1;
+        rc = eco_gather(ctx, x, y, per, PVM_INT, ECO_ALL);
+        for (int i = 0; i < per * n && rc == ECO_OK && bad < 0; i++)
+            if (y[i] != i)
+                bad = i;
+        ecot_check(&rep, rc == ECO_OK && bad < 0, "%s: rc %d, element %d is %d", gforced[f],
                    rc, bad, bad >= 0 ? y[bad] : 0);
     }
     report(&rep, rc, 0);
@@ -954,7 +976,8 @@ static void test_flow(void)
     drain_notices();
 }
 
-/* Reduce-to-all in 1,024 segments through every pipelining algorithm. */
+/* Reduce-to-all in 1,024 segments, gather-to-all among leaders in 128 or
+ * more, through every pipelining algorithm. */
 static void test_pipeline(void)
 {
     char *env[] = { subnet_file(2), "ECO_SEGMENT_SIZE=256", NULL };
@@ -1100,7 +1123,7 @@ static const eco_unit_test tests[] = {
     { "members that disagree all fail within 5 s, XDR encoding", test_mismatch_xdr },
     { "300 contexts: late rank 0, nothing left, flat memory", test_contexts },
     { "flow control: a late root, 400 reduces of 64 KB", test_flow },
-    { "reduce-to-all in 1,024 segments, every pipeline", test_pipeline },
+    { "reduce-to-all and gather-to-all in segments, every pipeline", test_pipeline },
     { "the cost model of a version 3 file in every member", test_model },
     { "eco_finalize waits until what it sent is read", test_drain },
     { "valgrind: no error, no leak", test_valgrind },

@@ -425,11 +425,12 @@ static void test_select_planted(void)
     /* (the subnets' links equal, so cheapest or dearest first hardly
      * matters to a scatter: not relayed is what counts) */
     CU_ASSERT_STRING_NOT_EQUAL(winner(m, &c, ECOI_C_SCATTER, 131072, NULL), "star");
-    /* messages that cost 50 ms each are never cut */
+    /* messages that cost 50 ms each are not cut below what the slow
+     * links carry in 50 ms (62,500 bytes at 8e-7 s/byte) */
     unplant(m);
     m->model = plant(3, 50e-3, 8e-9, 50e-3, 8e-7, 8e-7);
     winner(m, &c, ECOI_C_BCAST, 131072, &seg);
-    CU_ASSERT_EQUAL(seg, 0);
+    CU_ASSERT(seg == 0 || seg >= 62500);
     unplant(m);
     eco_map_free(m);
 
