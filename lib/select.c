@@ -627,8 +627,8 @@ static void loads_add_n(const pm *p, loads *l, int a, int b, double bytes, doubl
             l->sub_in[sb] += p->ul[sb] * bytes + msgs * p->busy;
     }
     if (p->site && p->site[a] != p->site[b] && p->site[a] < p->n && p->site[b] < p->n) {
-        l->site_out[p->site[a]] += c.beta * bytes;
-        l->site_in[p->site[b]] += c.beta * bytes;
+        l->site_out[p->site[a]] += c.beta * bytes + msgs * p->busy;
+        l->site_in[p->site[b]] += c.beta * bytes + msgs * p->busy;
     }
 }
 
