@@ -83,9 +83,8 @@ typedef struct ecoi_adj {
 /*
  * Sorted rows (lib/map.c): an array of n rows of `size` bytes each,
  * ascending by the int every row starts with (its key: the other host,
- * as ecoi_link's `to`), no key twice.  The map's lists are such rows:
- * the functions are apart from them so that other sparse pair stores
- * can be the same rows.
+ * as ecoi_link's `to`), no key twice.  The map's lists are such rows,
+ * and so are eco-characterize's result's pairs (result_pairs.c).
  */
 /* The index of key in rows[0..n-1], or -(insertion point) - 1. */
 int ecoi_rows_find(const void *rows, int n, size_t size, int key);

@@ -349,9 +349,8 @@ static void small_result(ecoc_result *r)
     memset(r, 0, sizeof *r);
     ecoc_options_init(&r->opt);
     CU_ASSERT_FATAL(ecoc_parse_hosts("b,a,c@a", &r->host, &r->n, why, sizeof why) == 0);
-    r->pair = calloc(9, sizeof *r->pair);
-    r->pair[0 * 3 + 1] = r->pair[1 * 3 + 0] = (ecoc_stat){ 8, 1e-4, 1.1e-4, 3e-4 };
-    r->pair[1 * 3 + 2] = r->pair[2 * 3 + 1] = (ecoc_stat){ 8, 2e-3, 2e-3, 2e-3 };
+    CU_ASSERT(ecoc_set_pair(r, 0, 1, &(ecoc_stat){ 8, 1e-4, 1.1e-4, 3e-4 }) == ECO_OK);
+    CU_ASSERT(ecoc_set_pair(r, 2, 1, &(ecoc_stat){ 8, 2e-3, 2e-3, 2e-3 }) == ECO_OK);
     r->measured = 2;
     CU_ASSERT_EQUAL(ecoc_result_partition(r, why, sizeof why), ECOC_OK);
 }
@@ -397,16 +396,14 @@ static void test_hops_result(void)
     memset(&r, 0, sizeof r);
     ecoc_options_init(&r.opt);
     CU_ASSERT_FATAL(ecoc_parse_hosts("f1,f2,f3,f4,o1,o2", &r.host, &r.n, why, sizeof why) == 0);
-    r.pair = calloc((size_t)n * n, sizeof *r.pair);
-    r.hops = malloc((size_t)n * n * sizeof *r.hops);
-    CU_ASSERT_FATAL(r.pair && r.hops);
+    r.hops_counted = 1;
     for (int a = 0; a < n; a++)
-        for (int b = 0; b < n; b++) {
+        for (int b = a + 1; b < n; b++) {
             int same = (a < 4) == (b < 4), fast = a != 2 && a != 3 && b != 2 && b != 3;
             double c = same && fast ? 40e-6 : 11.5e-3 + 1e-6 * (a + b);
-            r.hops[a * n + b] = a == b ? 0 : same ? 0 : 1;
-            if (a != b && !(a == 1 && b == 5) && !(a == 5 && b == 1))
-                r.pair[a * n + b] = (ecoc_stat){ 8, c, c, c };
+            CU_ASSERT(ecoc_set_hops(&r, a, b, same ? 0 : 1) == ECO_OK);
+            if (!(a == 1 && b == 5))
+                CU_ASSERT(ecoc_set_pair(&r, a, b, &(ecoc_stat){ 8, c, c, c }) == ECO_OK);
         }
     r.measured = 14;
     CU_ASSERT_EQUAL(ecoc_result_partition(&r, why, sizeof why), ECOC_OK);
@@ -421,7 +418,7 @@ static void test_hops_result(void)
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++)
             CU_ASSERT_EQUAL(eco_map_hops(m, eco_map_find_host(m, name[a]),
-                                         eco_map_find_host(m, name[b])), r.hops[a * n + b]);
+                                         eco_map_find_host(m, name[b])), ecoc_hops(&r, a, b));
     CU_ASSERT(eco_map_cost(m, eco_map_find_host(m, "f2"), eco_map_find_host(m, "o2")) < 0);
     CU_ASSERT_EQUAL(eco_map_partition(m, 0.2), ECO_OK);
     CU_ASSERT_EQUAL(eco_map_nsubnets(m), 2);
@@ -435,8 +432,7 @@ static void test_hops_result(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "slow hosts: f3 (11.50 ms), f4 (11.50 ms)\n"));
     CU_ASSERT_PTR_NULL(strstr(text, "o1 ("));
     free(text);
-    free(r.hops); /* without hops: not counted, Figure 2 alone */
-    r.hops = NULL;
+    r.hops_counted = 0; /* without hops: not counted, Figure 2 alone */
     CU_ASSERT_EQUAL(ecoc_result_partition(&r, why, sizeof why), ECOC_OK);
     CU_ASSERT_EQUAL(eco_map_nsubnets(r.map), 3);
     text = NULL;
