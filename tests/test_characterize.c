@@ -444,6 +444,118 @@ static void test_hops_result(void)
     ecoc_result_free(&r);
 }
 
+/* The pairs of the result at 10,000 hosts, as the sparse mode measures
+ * them: every host against host 0 (a representative), its neighbour and
+ * one more (7a + 13), about 3 a host; a third of them with hops, and
+ * the pairs (a, a + n/2) with hops alone. */
+#define SCALE_N 10000
+
+static int scale_measured(int a, int b)
+{
+    int n = SCALE_N;
+
+    return a != b && (a == 0 || b == 0 || (a + 1) % n == b || (b + 1) % n == a ||
+                      (7 * a + 13) % n == b || (7 * b + 13) % n == a);
+}
+
+/* The hops of pair lo < hi the test keeps, -1 none. */
+static int scale_hops(int lo, int hi)
+{
+    if (scale_measured(lo, hi))
+        return (lo + hi) % 3 == 0 ? (lo + hi) % 5 : -1;
+    return hi - lo == SCALE_N / 2 ? 1 + lo % 4 : -1;
+}
+
+static ecoc_stat scale_stat(int lo, int hi)
+{
+    double c = 1e-6 * (1 + lo) + 1e-10 * hi;
+
+    return (ecoc_stat){ 8, c, 2 * c, 3 * c };
+}
+
+static void test_pairs_at_scale(void)
+{
+    const int n = SCALE_N;
+    ecoc_result r;
+    long pairs = 0, hops = 0, visited = 0;
+    size_t bytes, bound, dense = (size_t)n * n * (sizeof(ecoc_stat) + sizeof(int));
+    ecoc_stat st = { 8, 1e-3, 1e-3, 1e-3 };
+
+    memset(&r, 0, sizeof r);
+    r.n = n;
+    r.hops_counted = 1;
+    for (int a = 0; a < n; a++) { /* each pair from either end, as the planner asks */
+        int other[4] = { 0, (a + 1) % n, (7 * a + 13) % n, (a + n / 2) % n };
+        for (int i = 0; i < 4; i++) {
+            int b = other[i], lo = a < b ? a : b, hi = a < b ? b : a;
+            ecoc_stat want = scale_stat(lo, hi);
+            if (a == b || ecoc_pair(&r, a, b) || ecoc_hops(&r, a, b) >= 0)
+                continue; /* this pair again */
+            if (scale_measured(a, b)) {
+                CU_ASSERT_EQUAL(ecoc_set_pair(&r, a, b, &want), ECO_OK);
+                pairs++;
+            }
+            if (scale_hops(lo, hi) >= 0) {
+                CU_ASSERT_EQUAL(ecoc_set_hops(&r, b, a, scale_hops(lo, hi)), ECO_OK);
+                hops++;
+            }
+        }
+    }
+    CU_ASSERT(pairs > 2 * n && pairs < 4 * n);
+    /* found both ways, and only what was kept: walk every host's pairs */
+    for (int a = 0; a < n; a++) {
+        int last = a;
+        for (int b = ecoc_next(&r, a, a); b < n; b = ecoc_next(&r, a, b)) {
+            const ecoc_stat *x = ecoc_pair(&r, a, b);
+            ecoc_stat want = scale_stat(a, b);
+            CU_ASSERT(b > last);
+            last = b;
+            visited++;
+            CU_ASSERT_EQUAL(x != NULL, scale_measured(a, b));
+            CU_ASSERT(ecoc_pair(&r, b, a) == x);
+            if (x)
+                CU_ASSERT(x->n == 8 && x->min == want.min && x->max == want.max);
+            CU_ASSERT_EQUAL(ecoc_hops(&r, a, b), scale_hops(a, b));
+            CU_ASSERT_EQUAL(ecoc_hops(&r, b, a), scale_hops(a, b));
+        }
+    }
+    CU_ASSERT_EQUAL(visited, pairs + n / 2 - 1); /* the hops alone of (a, a + n/2), a > 0 */
+    /* unknown pairs, the diagonal, hosts out of range */
+    CU_ASSERT_PTR_NULL(ecoc_pair(&r, 5, 7));
+    CU_ASSERT_EQUAL(ecoc_hops(&r, 7, 5), -1);
+    CU_ASSERT_PTR_NULL(ecoc_pair(&r, n - 3, n - 1));
+    CU_ASSERT_PTR_NULL(ecoc_pair(&r, 9, 9));
+    CU_ASSERT_EQUAL(ecoc_hops(&r, 9, 9), 0);
+    CU_ASSERT_PTR_NULL(ecoc_pair(&r, -1, 3));
+    CU_ASSERT_PTR_NULL(ecoc_pair(&r, 3, n));
+    CU_ASSERT_EQUAL(ecoc_hops(&r, 3, n), -1);
+    CU_ASSERT_EQUAL(ecoc_next(&r, n, 0), n);
+    CU_ASSERT_EQUAL(ecoc_set_pair(&r, 4, 4, &st), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(ecoc_set_pair(&r, 4, n, &st), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(ecoc_set_hops(&r, 4, 5, -1), ECO_ERR_ARG);
+    st.n = 0;
+    CU_ASSERT_EQUAL(ecoc_set_pair(&r, 4, 5, &st), ECO_ERR_ARG);
+    /* a pair kept again replaces what was there */
+    st.n = 8;
+    CU_ASSERT_EQUAL(ecoc_set_pair(&r, 5, 4, &st), ECO_OK);
+    CU_ASSERT(ecoc_pair(&r, 4, 5) && ecoc_pair(&r, 4, 5)->min == 1e-3);
+    /* O(hosts + pairs): a list head of 32 bytes a host, a row of 40 bytes
+     * a measured pair and of 8 a pair's hops, each list at most doubled
+     * by its growth; the n x n arrays took 3.6 GB */
+    bytes = ecoc_pair_bytes(&r);
+    bound = 32 * (size_t)n + 2 * (40 * (size_t)pairs + 8 * (size_t)hops);
+    CU_ASSERT(bytes > 0 && bytes <= bound);
+    CU_ASSERT(bytes < dense / 1000);
+    /* hops not counted: none known, none visited (1000-6000 has hops
+     * alone, 1000-7013 is measured) */
+    CU_ASSERT_EQUAL(ecoc_next(&r, 1000, 5999), 6000);
+    r.hops_counted = 0;
+    CU_ASSERT_EQUAL(ecoc_hops(&r, 1000, 6000), -1);
+    CU_ASSERT_EQUAL(ecoc_next(&r, 1000, 5999), 7013);
+    ecoc_result_free(&r);
+    CU_ASSERT_PTR_NULL(r.pairs);
+}
+
 static int file_is(const char *path, const char *text)
 {
     char buf[256] = "";
@@ -563,6 +675,7 @@ static const eco_unit_test util_tests[] = {
     { "statistics", test_stat },
     { "matrix file round trip", test_matrix_roundtrip },
     { "hops: matrix, partition and summary", test_hops_result },
+    { "pairs of 10,000 hosts: lookups, O(pairs) memory", test_pairs_at_scale },
     { "commit", test_commit },
     { "atomic write", test_write_atomic },
     { "formatting", test_format },
