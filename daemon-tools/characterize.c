@@ -511,15 +511,16 @@ static int ping(master *m, int a, int b, int trials, double *t)
                      m->r->host[a].name, what);
 }
 
-/* Record the samples of pair a-b (both triangles). */
-static void record(master *m, int a, int b, double *t, int n)
+/* Record the samples of pair a-b. */
+static int record(master *m, int a, int b, double *t, int n)
 {
-    ecoc_result *r = m->r;
     ecoc_stat st;
 
     ecoc_stat_of(t, n, &st);
-    r->pair[(size_t)a * r->n + b] = r->pair[(size_t)b * r->n + a] = st;
-    r->measured++;
+    if (ecoc_set_pair(m->r, a, b, &st) != ECO_OK)
+        return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    m->r->measured++;
+    return ECOC_OK;
 }
 
 /* Measure `trials` samples of a pair now (paced as one pair); count `units`. */
@@ -576,8 +577,8 @@ static int all_pairs(master *m)
             }
     }
     for (int a = 0, i = 0; a < n && rc == ECOC_OK; a++)
-        for (int b = a + 1; b < n; b++, i++)
-            record(m, a, b, &samp[(size_t)i * (size_t)trials], trials);
+        for (int b = a + 1; b < n && rc == ECOC_OK; b++, i++)
+            rc = record(m, a, b, &samp[(size_t)i * (size_t)trials], trials);
     free(samp);
     return rc;
 }
@@ -594,10 +595,8 @@ static int sparse_measure(void *arg, int a, int b, double *seconds)
         return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
     snprintf(label, sizeof label, "%s-%s", m->r->host[a].name, m->r->host[b].name);
     rc = measure(m, a, b, m->o->trials, t, label);
-    if (rc == ECOC_OK) {
-        record(m, a, b, t, m->o->trials);
-        *seconds = m->r->pair[(size_t)a * m->r->n + b].min;
-    }
+    if (rc == ECOC_OK && (rc = record(m, a, b, t, m->o->trials)) == ECOC_OK)
+        *seconds = ecoc_pair(m->r, a, b)->min;
     free(t);
     return rc;
 }
@@ -703,8 +702,7 @@ static int count_hops(master *m)
     uint64_t *nonce = malloc((size_t)n * n * sizeof *nonce + 1);
     hops_round h = { port, nonce };
 
-    if (!port || !seen || !nonce ||
-        !(r->hops = malloc((size_t)n * n * sizeof *r->hops + 1))) {
+    if (!port || !seen || !nonce) {
         free(port);
         free(seen);
         free(nonce);
@@ -718,11 +716,15 @@ static int count_hops(master *m)
     if (rc == ECOC_OK)
         rc = ask_all(m, ECOC_CMD_HOPS, pack_hops, &h, seen, n, "the routers between hosts");
     /* seen[b * n + a]: what b saw of a's datagrams; a pair counts the
-     * longer of its two directions, like eco_map_add_hops */
+     * longer of its two directions, like eco_map_add_hops (-1 when both
+     * are: not kept) */
+    r->hops_counted = rc == ECOC_OK;
     for (int a = 0; rc == ECOC_OK && a < n; a++)
-        for (int b = 0; b < n; b++) {
+        for (int b = a + 1; b < n && rc == ECOC_OK; b++) {
             int ab = seen[(size_t)b * n + a], ba = seen[(size_t)a * n + b];
-            r->hops[(size_t)a * n + b] = a == b ? 0 : ab > ba ? ab : ba; /* -1 when both are */
+            int hops = ab > ba ? ab : ba;
+            if (hops >= 0 && ecoc_set_hops(r, a, b, hops) != ECO_OK)
+                rc = fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
         }
     free(port);
     free(seen);
@@ -796,7 +798,7 @@ static int stream_pair(master *m, int a, int b, double *t_short, double *t_long,
 static int fit_pair(master *m, int a, int b, ecoi_cost *c)
 {
     const ecoc_result *r = m->r;
-    const ecoc_stat *known = &r->pair[(size_t)a * r->n + b];
+    const ecoc_stat *known = ecoc_pair(r, a, b);
     int big = r->model.big, rc = ECOC_OK;
     double t_small, t_big, t_short, t_long, extra;
     char what[600];
@@ -804,7 +806,7 @@ static int fit_pair(master *m, int a, int b, ecoi_cost *c)
     snprintf(what, sizeof what, "model: %s-%s", r->host[a].name, r->host[b].name);
     if ((rc = model_step(m, what)) != ECOC_OK)
         return rc;
-    if (big == m->o->size && known->n > 0)
+    if (big == m->o->size && known)
         t_big = known->min; /* measured at this size already */
     else
         rc = min_time(m, m->tid[a], m->tid[b], big, m->o->rounds, r->host[a].name, what,
@@ -1324,8 +1326,6 @@ static int run(master *m)
         return rc;
     if (r->n < 1)
         return fail(m, ECOC_NOSTART, "no hosts to probe");
-    if (!(r->pair = calloc((size_t)r->n * r->n, sizeof *r->pair)))
-        return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
     if ((rc = spawn_probes(m)) != ECOC_OK)
         return rc;
     m->measure_start = now();

@@ -314,8 +314,7 @@ const char *ecoc_fmt_clock(double s, char *buf, size_t len)
 void ecoc_result_free(ecoc_result *r)
 {
     ecoc_hosts_free(r->host, r->n);
-    free(r->pair);
-    free(r->hops);
+    ecoc_pairs_free(r);
     free(r->degree);
     free(r->model.up);
     eco_map_free(r->map);
@@ -367,15 +366,14 @@ int ecoc_result_partition(ecoc_result *r, char *err, size_t errlen)
     for (int a = 0; a < r->n && rc >= 0; a++)
         rc = eco_map_add_host(r->map, r->host[a].name);
     for (int a = 0; a < r->n && rc >= 0; a++)
-        for (int b = a + 1; b < r->n && rc >= 0; b++)
-            if (r->pair[(size_t)a * r->n + b].n > 0)
-                rc = eco_map_add_cost(r->map, r->host[a].name, r->host[b].name,
-                                      r->pair[(size_t)a * r->n + b].min);
-    for (int a = 0; r->hops && a < r->n && rc >= 0; a++)
-        for (int b = a + 1; b < r->n && rc >= 0; b++)
-            if (r->hops[(size_t)a * r->n + b] >= 0)
+        for (int b = ecoc_next(r, a, a); b < r->n && rc >= 0; b = ecoc_next(r, a, b)) {
+            const ecoc_stat *st = ecoc_pair(r, a, b);
+            if (st)
+                rc = eco_map_add_cost(r->map, r->host[a].name, r->host[b].name, st->min);
+            if (rc >= 0 && ecoc_hops(r, a, b) >= 0)
                 rc = eco_map_add_hops(r->map, r->host[a].name, r->host[b].name,
-                                      r->hops[(size_t)a * r->n + b]);
+                                      ecoc_hops(r, a, b));
+        }
     if (rc >= 0)
         rc = eco_map_partition(r->map, r->opt.threshold);
     ns = rc >= 0 ? eco_map_nsubnets(r->map) : 0;
@@ -572,9 +570,9 @@ static void print_noisy(const ecoc_result *r, FILE *out)
     int count = 0;
 
     for (int a = 0; a < r->n; a++)
-        for (int b = a + 1; b < r->n; b++) {
-            const ecoc_stat *st = &r->pair[(size_t)a * r->n + b];
-            if (st->n > 0 && st->median > 1.5 * st->min) {
+        for (int b = ecoc_next(r, a, a); b < r->n; b = ecoc_next(r, a, b)) {
+            const ecoc_stat *st = ecoc_pair(r, a, b);
+            if (st && st->median > 1.5 * st->min) {
                 if (count++ == 0)
                     fprintf(out, "\nnoisy pairs (median more than 50%% above the minimum):\n");
                 if (count <= 10)
@@ -591,13 +589,13 @@ static void print_hops(const ecoc_result *r, FILE *out)
 {
     long known = 0, pairs = (long)r->n * (r->n - 1) / 2;
 
-    if (!r->hops) {
+    if (!r->hops_counted) {
         fprintf(out, "routers between hosts not counted (--no-hops)\n");
         return;
     }
     for (int a = 0; a < r->n; a++)
-        for (int b = a + 1; b < r->n; b++)
-            known += r->hops[(size_t)a * r->n + b] >= 0;
+        for (int b = ecoc_next(r, a, a); b < r->n; b = ecoc_next(r, a, b))
+            known += ecoc_hops(r, a, b) >= 0;
     fprintf(out, "routers between hosts counted for %ld of %ld pairs%s\n", known, pairs,
             known < pairs ? " (UDP datagrams between probes lost or blocked)" : "");
 }

@@ -495,17 +495,17 @@ int ecoc_fprint_matrix(const ecoc_result *r, FILE *out)
             fprintf(out, "# host %s on %s\n", r->host[i].name, r->host[i].pvmhost);
         else
             fprintf(out, "# host %s\n", r->host[i].name);
-    if (r->hops)
+    if (r->hops_counted)
         fprintf(out, "# hops=N: routers between the two hosts (TTL of UDP datagrams);\n"
                      "# SECONDS '-': the pair's cost was not measured (sparse mode)\n");
     for (int a = 0; a < r->n; a++)
-        for (int b = a + 1; b < r->n; b++) {
-            const ecoc_stat *st = &r->pair[(size_t)a * r->n + b];
-            int hops = r->hops ? r->hops[(size_t)a * r->n + b] : -1;
+        for (int b = ecoc_next(r, a, a); b < r->n; b = ecoc_next(r, a, b)) {
+            const ecoc_stat *st = ecoc_pair(r, a, b);
+            int hops = ecoc_hops(r, a, b);
             char h[32] = "";
             if (hops >= 0)
                 snprintf(h, sizeof h, " hops=%d", hops);
-            if (st->n > 0)
+            if (st)
                 fprintf(out, "%s %s %.6g%s # median %.6g max %.6g spread %.0f%%\n",
                         r->host[a].name, r->host[b].name, st->min, h, st->median, st->max,
                         100.0 * (st->median - st->min) / st->min);

@@ -80,6 +80,24 @@ typedef struct ecoi_adj {
     int n, cap;
 } ecoi_adj;
 
+/*
+ * Sorted rows (lib/map.c): an array of n rows of `size` bytes each,
+ * ascending by the int every row starts with (its key: the other host,
+ * as ecoi_link's `to`), no key twice.  The map's lists are such rows,
+ * and so are eco-characterize's result's pairs (result_pairs.c).
+ */
+/* The index of key in rows[0..n-1], or -(insertion point) - 1. */
+int ecoi_rows_find(const void *rows, int n, size_t size, int key);
+/* rows with room for need >= 1 rows: rows itself when *cap is enough,
+ * else grown (doubling, from 2) and *cap raised; NULL when no memory
+ * (rows and *cap unchanged). */
+void *ecoi_rows_reserve(void *rows, int *cap, int need, size_t size);
+/* The index of the row keyed like fresh, a copy of fresh inserted there
+ * (*n + 1 rows) when there was none; rows must have room for it. */
+int ecoi_rows_put(void *rows, int *n, size_t size, const void *fresh);
+/* Remove row i (*n - 1 rows). */
+void ecoi_rows_remove(void *rows, int *n, int i, size_t size);
+
 struct eco_map {
     int nhosts;        /* number of hosts */
     int cap;           /* allocated rows of host[] / subnet[] / adj[] */

@@ -180,24 +180,76 @@ int eco_map_add_host(eco_map *map, const char *name)
 }
 
 /* ------------------------------------------------------------------ */
+/* Sorted rows (eco_map_impl.h): the lists below are such rows        */
+/* ------------------------------------------------------------------ */
+
+/* The int a row starts with: its key. */
+static int key_of(const void *rows, int i, size_t size)
+{
+    return *(const int *)((const char *)rows + (size_t)i * size);
+}
+
+int ecoi_rows_find(const void *rows, int n, size_t size, int key)
+{
+    int lo = 0, hi = n - 1;
+
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2, k = key_of(rows, mid, size);
+        if (k == key)
+            return mid;
+        if (k < key)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -lo - 1;
+}
+
+void *ecoi_rows_reserve(void *rows, int *cap, int need, size_t size)
+{
+    size_t c = *cap > 0 ? (size_t)*cap : 2;
+
+    if (need <= *cap)
+        return rows;
+    while (c < (size_t)need)
+        c *= 2;
+    if (c > INT32_MAX || c > SIZE_MAX / size || !(rows = realloc(rows, c * size)))
+        return NULL;
+    *cap = (int)c;
+    return rows;
+}
+
+int ecoi_rows_put(void *rows, int *n, size_t size, const void *fresh)
+{
+    int i = ecoi_rows_find(rows, *n, size, *(const int *)fresh);
+    char *at;
+
+    if (i >= 0)
+        return i;
+    i = -i - 1;
+    at = (char *)rows + (size_t)i * size;
+    memmove(at + size, at, (size_t)(*n - i) * size);
+    memcpy(at, fresh, size);
+    (*n)++;
+    return i;
+}
+
+void ecoi_rows_remove(void *rows, int *n, int i, size_t size)
+{
+    char *at = (char *)rows + (size_t)i * size;
+
+    memmove(at, at + size, (size_t)(*n - i - 1) * size);
+    (*n)--;
+}
+
+/* ------------------------------------------------------------------ */
 /* The measured pairs                                                  */
 /* ------------------------------------------------------------------ */
 
 /* The index in a's list of the link to b, or -(insertion point) - 1. */
 static int find_link(const ecoi_adj *a, int b)
 {
-    int lo = 0, hi = a->n - 1;
-
-    while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (a->link[mid].to == b)
-            return mid;
-        if (a->link[mid].to < b)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -lo - 1;
+    return ecoi_rows_find(a->link, a->n, sizeof *a->link, b);
 }
 
 /* The link a -> b, or NULL when the pair has nothing measured. */
@@ -234,21 +286,14 @@ int ecoi_map_hops_ij(const eco_map *m, int a, int b)
     return l ? l->hops : -1;
 }
 
-/* Room for one more link in a's list. */
+/* Room for `extra` more links in a's list. */
 static int grow_list(ecoi_adj *a, int extra)
 {
-    ecoi_link *l;
-    int cap;
+    ecoi_link *l = ecoi_rows_reserve(a->link, &a->cap, a->n + extra, sizeof *l);
 
-    if (a->n + extra <= a->cap)
-        return ECO_OK;
-    cap = a->cap ? a->cap : 2;
-    while (cap < a->n + extra)
-        cap *= 2;
-    if (!(l = realloc(a->link, (size_t)cap * sizeof *l)))
+    if (!l)
         return ECO_ERR_NOMEM;
     a->link = l;
-    a->cap = cap;
     return ECO_OK;
 }
 
@@ -256,17 +301,11 @@ static int grow_list(ecoi_adj *a, int extra)
 static ecoi_link *link_at(eco_map *m, int a, int b)
 {
     ecoi_adj *x = &m->adj[a];
-    int i = find_link(x, b);
+    ecoi_link fresh = { b, -1, -1.0 };
 
-    if (i >= 0)
-        return &x->link[i];
-    i = -i - 1;
     if (grow_list(x, 1) != ECO_OK)
         return NULL;
-    memmove(x->link + i + 1, x->link + i, (size_t)(x->n - i) * sizeof *x->link);
-    x->link[i] = (ecoi_link){ b, -1, -1.0 };
-    x->n++;
-    return &x->link[i];
+    return &x->link[ecoi_rows_put(x->link, &x->n, sizeof fresh, &fresh)];
 }
 
 /* Drop the link a -> b when nothing of it is measured any more. */
@@ -275,10 +314,8 @@ static void drop_if_empty(eco_map *m, int a, int b)
     ecoi_adj *x = &m->adj[a];
     int i = find_link(x, b);
 
-    if (i >= 0 && x->link[i].cost < 0.0 && x->link[i].hops < 0) {
-        memmove(x->link + i, x->link + i + 1, (size_t)(x->n - i - 1) * sizeof *x->link);
-        x->n--;
-    }
+    if (i >= 0 && x->link[i].cost < 0.0 && x->link[i].hops < 0)
+        ecoi_rows_remove(x->link, &x->n, i, sizeof *x->link);
 }
 
 /* Set the pair's cost and hops in both lists (each < 0: not measured). */

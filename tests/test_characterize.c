@@ -349,9 +349,8 @@ static void small_result(ecoc_result *r)
     memset(r, 0, sizeof *r);
     ecoc_options_init(&r->opt);
     CU_ASSERT_FATAL(ecoc_parse_hosts("b,a,c@a", &r->host, &r->n, why, sizeof why) == 0);
-    r->pair = calloc(9, sizeof *r->pair);
-    r->pair[0 * 3 + 1] = r->pair[1 * 3 + 0] = (ecoc_stat){ 8, 1e-4, 1.1e-4, 3e-4 };
-    r->pair[1 * 3 + 2] = r->pair[2 * 3 + 1] = (ecoc_stat){ 8, 2e-3, 2e-3, 2e-3 };
+    CU_ASSERT(ecoc_set_pair(r, 0, 1, &(ecoc_stat){ 8, 1e-4, 1.1e-4, 3e-4 }) == ECO_OK);
+    CU_ASSERT(ecoc_set_pair(r, 2, 1, &(ecoc_stat){ 8, 2e-3, 2e-3, 2e-3 }) == ECO_OK);
     r->measured = 2;
     CU_ASSERT_EQUAL(ecoc_result_partition(r, why, sizeof why), ECOC_OK);
 }
@@ -397,16 +396,14 @@ static void test_hops_result(void)
     memset(&r, 0, sizeof r);
     ecoc_options_init(&r.opt);
     CU_ASSERT_FATAL(ecoc_parse_hosts("f1,f2,f3,f4,o1,o2", &r.host, &r.n, why, sizeof why) == 0);
-    r.pair = calloc((size_t)n * n, sizeof *r.pair);
-    r.hops = malloc((size_t)n * n * sizeof *r.hops);
-    CU_ASSERT_FATAL(r.pair && r.hops);
+    r.hops_counted = 1;
     for (int a = 0; a < n; a++)
-        for (int b = 0; b < n; b++) {
+        for (int b = a + 1; b < n; b++) {
             int same = (a < 4) == (b < 4), fast = a != 2 && a != 3 && b != 2 && b != 3;
             double c = same && fast ? 40e-6 : 11.5e-3 + 1e-6 * (a + b);
-            r.hops[a * n + b] = a == b ? 0 : same ? 0 : 1;
-            if (a != b && !(a == 1 && b == 5) && !(a == 5 && b == 1))
-                r.pair[a * n + b] = (ecoc_stat){ 8, c, c, c };
+            CU_ASSERT(ecoc_set_hops(&r, a, b, same ? 0 : 1) == ECO_OK);
+            if (!(a == 1 && b == 5))
+                CU_ASSERT(ecoc_set_pair(&r, a, b, &(ecoc_stat){ 8, c, c, c }) == ECO_OK);
         }
     r.measured = 14;
     CU_ASSERT_EQUAL(ecoc_result_partition(&r, why, sizeof why), ECOC_OK);
@@ -421,7 +418,7 @@ static void test_hops_result(void)
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++)
             CU_ASSERT_EQUAL(eco_map_hops(m, eco_map_find_host(m, name[a]),
-                                         eco_map_find_host(m, name[b])), r.hops[a * n + b]);
+                                         eco_map_find_host(m, name[b])), ecoc_hops(&r, a, b));
     CU_ASSERT(eco_map_cost(m, eco_map_find_host(m, "f2"), eco_map_find_host(m, "o2")) < 0);
     CU_ASSERT_EQUAL(eco_map_partition(m, 0.2), ECO_OK);
     CU_ASSERT_EQUAL(eco_map_nsubnets(m), 2);
@@ -435,8 +432,7 @@ static void test_hops_result(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "slow hosts: f3 (11.50 ms), f4 (11.50 ms)\n"));
     CU_ASSERT_PTR_NULL(strstr(text, "o1 ("));
     free(text);
-    free(r.hops); /* without hops: not counted, Figure 2 alone */
-    r.hops = NULL;
+    r.hops_counted = 0; /* without hops: not counted, Figure 2 alone */
     CU_ASSERT_EQUAL(ecoc_result_partition(&r, why, sizeof why), ECOC_OK);
     CU_ASSERT_EQUAL(eco_map_nsubnets(r.map), 3);
     text = NULL;
@@ -446,6 +442,118 @@ static void test_hops_result(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "routers between hosts not counted (--no-hops)\n"));
     free(text);
     ecoc_result_free(&r);
+}
+
+/* The pairs of the result at 10,000 hosts, as the sparse mode measures
+ * them: every host against host 0 (a representative), its neighbour and
+ * one more (7a + 13), about 3 a host; a third of them with hops, and
+ * the pairs (a, a + n/2) with hops alone. */
+#define SCALE_N 10000
+
+static int scale_measured(int a, int b)
+{
+    int n = SCALE_N;
+
+    return a != b && (a == 0 || b == 0 || (a + 1) % n == b || (b + 1) % n == a ||
+                      (7 * a + 13) % n == b || (7 * b + 13) % n == a);
+}
+
+/* The hops of pair lo < hi the test keeps, -1 none. */
+static int scale_hops(int lo, int hi)
+{
+    if (scale_measured(lo, hi))
+        return (lo + hi) % 3 == 0 ? (lo + hi) % 5 : -1;
+    return hi - lo == SCALE_N / 2 ? 1 + lo % 4 : -1;
+}
+
+static ecoc_stat scale_stat(int lo, int hi)
+{
+    double c = 1e-6 * (1 + lo) + 1e-10 * hi;
+
+    return (ecoc_stat){ 8, c, 2 * c, 3 * c };
+}
+
+static void test_pairs_at_scale(void)
+{
+    const int n = SCALE_N;
+    ecoc_result r;
+    long pairs = 0, hops = 0, visited = 0;
+    size_t bytes, bound, dense = (size_t)n * n * (sizeof(ecoc_stat) + sizeof(int));
+    ecoc_stat st = { 8, 1e-3, 1e-3, 1e-3 };
+
+    memset(&r, 0, sizeof r);
+    r.n = n;
+    r.hops_counted = 1;
+    for (int a = 0; a < n; a++) { /* each pair from either end, as the planner asks */
+        int other[4] = { 0, (a + 1) % n, (7 * a + 13) % n, (a + n / 2) % n };
+        for (int i = 0; i < 4; i++) {
+            int b = other[i], lo = a < b ? a : b, hi = a < b ? b : a;
+            ecoc_stat want = scale_stat(lo, hi);
+            if (a == b || ecoc_pair(&r, a, b) || ecoc_hops(&r, a, b) >= 0)
+                continue; /* this pair again */
+            if (scale_measured(a, b)) {
+                CU_ASSERT_EQUAL(ecoc_set_pair(&r, a, b, &want), ECO_OK);
+                pairs++;
+            }
+            if (scale_hops(lo, hi) >= 0) {
+                CU_ASSERT_EQUAL(ecoc_set_hops(&r, b, a, scale_hops(lo, hi)), ECO_OK);
+                hops++;
+            }
+        }
+    }
+    CU_ASSERT(pairs > 2 * n && pairs < 4 * n);
+    /* found both ways, and only what was kept: walk every host's pairs */
+    for (int a = 0; a < n; a++) {
+        int last = a;
+        for (int b = ecoc_next(&r, a, a); b < n; b = ecoc_next(&r, a, b)) {
+            const ecoc_stat *x = ecoc_pair(&r, a, b);
+            ecoc_stat want = scale_stat(a, b);
+            CU_ASSERT(b > last);
+            last = b;
+            visited++;
+            CU_ASSERT_EQUAL(x != NULL, scale_measured(a, b));
+            CU_ASSERT(ecoc_pair(&r, b, a) == x);
+            if (x)
+                CU_ASSERT(x->n == 8 && x->min == want.min && x->max == want.max);
+            CU_ASSERT_EQUAL(ecoc_hops(&r, a, b), scale_hops(a, b));
+            CU_ASSERT_EQUAL(ecoc_hops(&r, b, a), scale_hops(a, b));
+        }
+    }
+    CU_ASSERT_EQUAL(visited, pairs + n / 2 - 1); /* the hops alone of (a, a + n/2), a > 0 */
+    /* unknown pairs, the diagonal, hosts out of range */
+    CU_ASSERT_PTR_NULL(ecoc_pair(&r, 5, 7));
+    CU_ASSERT_EQUAL(ecoc_hops(&r, 7, 5), -1);
+    CU_ASSERT_PTR_NULL(ecoc_pair(&r, n - 3, n - 1));
+    CU_ASSERT_PTR_NULL(ecoc_pair(&r, 9, 9));
+    CU_ASSERT_EQUAL(ecoc_hops(&r, 9, 9), 0);
+    CU_ASSERT_PTR_NULL(ecoc_pair(&r, -1, 3));
+    CU_ASSERT_PTR_NULL(ecoc_pair(&r, 3, n));
+    CU_ASSERT_EQUAL(ecoc_hops(&r, 3, n), -1);
+    CU_ASSERT_EQUAL(ecoc_next(&r, n, 0), n);
+    CU_ASSERT_EQUAL(ecoc_set_pair(&r, 4, 4, &st), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(ecoc_set_pair(&r, 4, n, &st), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(ecoc_set_hops(&r, 4, 5, -1), ECO_ERR_ARG);
+    st.n = 0;
+    CU_ASSERT_EQUAL(ecoc_set_pair(&r, 4, 5, &st), ECO_ERR_ARG);
+    /* a pair kept again replaces what was there */
+    st.n = 8;
+    CU_ASSERT_EQUAL(ecoc_set_pair(&r, 5, 4, &st), ECO_OK);
+    CU_ASSERT(ecoc_pair(&r, 4, 5) && ecoc_pair(&r, 4, 5)->min == 1e-3);
+    /* O(hosts + pairs): a list head of 32 bytes a host, a row of 40 bytes
+     * a measured pair and of 8 a pair's hops, each list at most doubled
+     * by its growth; the n x n arrays took 3.6 GB */
+    bytes = ecoc_pair_bytes(&r);
+    bound = 32 * (size_t)n + 2 * (40 * (size_t)pairs + 8 * (size_t)hops);
+    CU_ASSERT(bytes > 0 && bytes <= bound);
+    CU_ASSERT(bytes < dense / 1000);
+    /* hops not counted: none known, none visited (1000-6000 has hops
+     * alone, 1000-7013 is measured) */
+    CU_ASSERT_EQUAL(ecoc_next(&r, 1000, 5999), 6000);
+    r.hops_counted = 0;
+    CU_ASSERT_EQUAL(ecoc_hops(&r, 1000, 6000), -1);
+    CU_ASSERT_EQUAL(ecoc_next(&r, 1000, 5999), 7013);
+    ecoc_result_free(&r);
+    CU_ASSERT_PTR_NULL(r.pairs);
 }
 
 static int file_is(const char *path, const char *text)
@@ -567,6 +675,7 @@ static const eco_unit_test util_tests[] = {
     { "statistics", test_stat },
     { "matrix file round trip", test_matrix_roundtrip },
     { "hops: matrix, partition and summary", test_hops_result },
+    { "pairs of 10,000 hosts: lookups, O(pairs) memory", test_pairs_at_scale },
     { "commit", test_commit },
     { "atomic write", test_write_atomic },
     { "formatting", test_format },
