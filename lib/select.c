@@ -976,12 +976,22 @@ static double tree_gather_net(const pm *p, const eco_tree *t, double bytes)
  * resource under those runs, whichever is longer: the exchange is paced
  * by the slow links between groups, and a member's load would count
  * it at that pace as if it kept the member from sending down. */
+/* The longest run among S leaders' groups, of `bytes` per member. */
+static double longest_run(const eco_tree *forest, const int *leaders, int S, double bytes)
+{
+    double most = 0.0;
+
+    for (int i = 0; i < S; i++)
+        most = fmax(most, bytes * forest->subtree[leaders[i]]);
+    return most;
+}
+
 static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders, int S,
                         double bytes, double m, loads *l)
 {
     const eco_tree *f = forest;
     double g = tree_gather(p, forest, bytes), ex = 0.0, last = 0.0, both;
-    int cut = 0, *grp = malloc((size_t)p->n * sizeof *grp);
+    int *grp = malloc((size_t)p->n * sizeof *grp);
 
     if (!grp)
         return INFINITY;
@@ -1018,7 +1028,6 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
             double run = bytes * f->subtree[leaders[i]], seg = m > 0 && m < run ? m : run;
             loads_add_n(p, l, leaders[i], leaders[(i + k) % S], run,
                         run > 0 ? ceil(run / seg) : 1, 0);
-            cut |= seg < run;
         }
     for (int v = 0; v < f->n; v++)
         for (int k = 0; k < S - 1 && f->parent[v] >= 0; k++) {
@@ -1035,10 +1044,9 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
      * hier-sites of 128 KB: 2572 ms measured in 16 KB segments, 2852 in
      * 64 KB, 3007 in 128 KB, 3612 whole. */
     {
-        double seg = m;
-        if (!cut)   /* whole runs: the longest */
-            for (int i = 0; i < S; i++)
-                seg = fmax(seg, bytes * f->subtree[leaders[i]]);
+        /* the segment, or (whole runs) the longest run */
+        double most = longest_run(f, leaders, S, bytes);
+        double seg = m > 0 && m < most ? m : fmax(m, most);
         double held = seg > SOCKET_BYTES ? (seg - SOCKET_BYTES) / seg : 0.0;
         return g + fmax(ex, both) + held * fmin(ex, both) + last;
     }
@@ -1054,11 +1062,8 @@ static double hier_time(const pm *p, const eco_tree *forest, const int *leaders,
                         double bytes, long forced, loads *l, size_t *segment)
 {
     const seg_pass q = { hier_seg, p, forest, leaders, S, 0, bytes, l };
-    double most = 0.0;
 
-    for (int i = 0; i < S; i++)
-        most = fmax(most, bytes * forest->subtree[leaders[i]]);
-    return best_segment(&q, most, forced, segment);
+    return best_segment(&q, longest_run(forest, leaders, S, bytes), forced, segment);
 }
 
 /* all-to-all aggregated: each subnet's tree gathers whole send buffers
