@@ -368,11 +368,11 @@ int ecoc_result_partition(ecoc_result *r, char *err, size_t errlen)
     for (int a = 0; a < r->n && rc >= 0; a++)
         for (int b = ecoc_next(r, a, a); b < r->n && rc >= 0; b = ecoc_next(r, a, b)) {
             const ecoc_stat *st = ecoc_pair(r, a, b);
+            int hops = ecoc_hops(r, a, b);
             if (st)
                 rc = eco_map_add_cost(r->map, r->host[a].name, r->host[b].name, st->min);
-            if (rc >= 0 && ecoc_hops(r, a, b) >= 0)
-                rc = eco_map_add_hops(r->map, r->host[a].name, r->host[b].name,
-                                      ecoc_hops(r, a, b));
+            if (rc >= 0 && hops >= 0)
+                rc = eco_map_add_hops(r->map, r->host[a].name, r->host[b].name, hops);
         }
     if (rc >= 0)
         rc = eco_map_partition(r->map, r->opt.threshold);

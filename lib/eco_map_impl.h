@@ -86,6 +86,8 @@ typedef struct ecoi_adj {
  * as ecoi_link's `to`), no key twice.  The map's lists are such rows,
  * and so are eco-characterize's result's pairs (result_pairs.c).
  */
+/* The key of row i: the int it starts with. */
+int ecoi_rows_key(const void *rows, int i, size_t size);
 /* The index of key in rows[0..n-1], or -(insertion point) - 1. */
 int ecoi_rows_find(const void *rows, int n, size_t size, int key);
 /* rows with room for need >= 1 rows: rows itself when *cap is enough,

@@ -183,8 +183,7 @@ int eco_map_add_host(eco_map *map, const char *name)
 /* Sorted rows (eco_map_impl.h): the lists below are such rows        */
 /* ------------------------------------------------------------------ */
 
-/* The int a row starts with: its key. */
-static int key_of(const void *rows, int i, size_t size)
+int ecoi_rows_key(const void *rows, int i, size_t size)
 {
     return *(const int *)((const char *)rows + (size_t)i * size);
 }
@@ -194,7 +193,7 @@ int ecoi_rows_find(const void *rows, int n, size_t size, int key)
     int lo = 0, hi = n - 1;
 
     while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2, k = key_of(rows, mid, size);
+        int mid = lo + (hi - lo) / 2, k = ecoi_rows_key(rows, mid, size);
         if (k == key)
             return mid;
         if (k < key)

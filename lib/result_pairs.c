@@ -43,12 +43,6 @@ typedef struct hops_row {
 
 static const size_t row_size[2] = { sizeof(stat_row), sizeof(hops_row) };
 
-/* The key of row i of l (list k). */
-static int row_key(const pair_rows *l, int k, int i)
-{
-    return *(const int *)((const char *)l->row + (size_t)i * row_size[k]);
-}
-
 static int pair_ok(const ecoc_result *r, int a, int b)
 {
     return a != b && a >= 0 && b >= 0 && a < r->n && b < r->n;
@@ -93,8 +87,8 @@ int ecoc_next(const ecoc_result *r, int a, int b)
         int i = ecoi_rows_find(l->row, l->n, row_size[k], b + 1);
         if (i < 0)
             i = -i - 1;
-        if (i < l->n && row_key(l, k, i) < next)
-            next = row_key(l, k, i);
+        if (i < l->n && ecoi_rows_key(l->row, i, row_size[k]) < next)
+            next = ecoi_rows_key(l->row, i, row_size[k]);
     }
     return next;
 }
