@@ -91,6 +91,10 @@ static void usage(FILE *f)
         "  -a, --alpha=SECONDS  cost of a message between hosts, half at each end\n"
         "                       (default: the subnet file's measured busy cost,\n"
         "                       else the cost model's, 40e-6)\n"
+        "  -b, --burst=BYTES    every link a token bucket of BYTES: it passes that\n"
+        "                       much at once after it has idled; 'netbed': netbed's\n"
+        "                       tbf, the larger of 3028 bytes and 1 ms at the link's\n"
+        "                       rate (default 0: a plain wire at its rate)\n"
         "  -h, --help           show this help and exit\n"
         "  -V, --version        show the version and exit\n"
         "\n"
@@ -412,7 +416,7 @@ static void print_table(const sim_run *R, const ecoi_topo *t)
 typedef struct options {
     const char *topology, *subnets;
     int csv, tasks, nodata;
-    double alpha;
+    double alpha, burst;     /* burst < 0: netbed's tbf */
 } options;
 
 static int parse_args(int argc, char **argv, sim_run *R, options *o)
@@ -423,7 +427,8 @@ static int parse_args(int argc, char **argv, sim_run *R, options *o)
         { "root", required_argument, NULL, 'r' }, { "csv", no_argument, NULL, 'c' },
         { "subnets", required_argument, NULL, 'S' }, { "tasks", required_argument, NULL, 'n' },
         { "iters", required_argument, NULL, 'i' }, { "no-data", no_argument, NULL, 'D' },
-        { "alpha", required_argument, NULL, 'a' }, { "help", no_argument, NULL, 'h' },
+        { "alpha", required_argument, NULL, 'a' }, { "burst", required_argument, NULL, 'b' },
+        { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 }
     };
     int c, pat[MAXP], np;
@@ -431,7 +436,7 @@ static int parse_args(int argc, char **argv, sim_run *R, options *o)
     char *end;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":t:o:s:p:r:cS:n:i:Da:hV", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":t:o:s:p:r:cS:n:i:Da:b:hV", opts, NULL)) != -1) {
         switch (c) {
         case 't': o->topology = optarg; break;
         case 'S': o->subnets = optarg; break;
@@ -478,6 +483,15 @@ static int parse_args(int argc, char **argv, sim_run *R, options *o)
             o->alpha = strtod(optarg, &end);
             if (end == optarg || *end || !(o->alpha >= 0) || o->alpha > 1)
                 return usage_error("bad alpha '%s' (seconds, 0 to 1)", optarg);
+            break;
+        case 'b':
+            if (strcmp(optarg, "netbed") == 0)
+                o->burst = -1;
+            else if ((v = ecoc_number(optarg, 0, 1L << 30)) >= 0)
+                o->burst = (double)v;
+            else
+                return usage_error("bad burst '%s' (bytes, 0 to 1073741824, or netbed)",
+                                   optarg);
             break;
         case 'h': usage(stdout); return 0;
         case 'V': printf(PROG " (libeco) " PACKAGE_VERSION "\n"); return 0;
@@ -633,6 +647,9 @@ int main(int argc, char **argv)
     ecoi_sim_costs_default(&costs);
     if (o.alpha >= 0)
         costs.alpha_hosts = o.alpha;
+    /* netbed's tbf: tests/netbed/README.md, "Shaping" */
+    costs.burst_bytes = o.burst >= 0 ? o.burst : ECOI_SIM_NETBED_BURST_BYTES;
+    costs.burst_seconds = o.burst >= 0 ? 0 : ECOI_SIM_NETBED_BURST_SECONDS;
     for (int i = 0; i < R.nsizes; i++)
         if ((size_t)R.sizes[i] > biggest)
             biggest = (size_t)R.sizes[i];

@@ -14,10 +14,14 @@
  * a's link out, the links up to the routers a and b share, the links
  * down to b and b's link in; it starts on each as soon as that link is
  * free and the message has started on the link before (cut-through), and
- * arrives when its slowest link is through.  Per message, the sender
- * spends half of alpha before the message leaves and the receiver the
- * other half when it takes it; combining a reduction's operands costs
- * gamma per byte.  Members on one host exchange through memory.
+ * arrives when its slowest link is through.  A link may pass a burst at
+ * once, as a token bucket (netbed's tbf) does: B bytes of bucket let
+ * every bit leave as soon as it has come and the link at its rate would
+ * have sent the bit B bytes before it (sim_transport.c: cross).  Per
+ * message, the sender spends half of alpha before the message leaves and
+ * the receiver the other half when it takes it; combining a reduction's
+ * operands costs gamma per byte.  Members on one host exchange through
+ * memory.
  */
 #ifndef ECO_SIM_H
 #define ECO_SIM_H
@@ -32,7 +36,14 @@ typedef struct ecoi_sim_costs {
     double beta_tasks;    /* seconds per byte between tasks of a host */
     double nic_rate;      /* bits per second of a host link without a rate */
     double gamma;         /* seconds per byte combined */
+    double burst_bytes;   /* a link's token bucket: at least these bytes, */
+    double burst_seconds; /* and at least this long at its rate (0, 0: a
+                           * plain wire) */
 } ecoi_sim_costs;
+
+/* netbed's tbf (tests/netbed/netbed: shape): two full frames, 1 ms. */
+#define ECOI_SIM_NETBED_BURST_BYTES 3028.0
+#define ECOI_SIM_NETBED_BURST_SECONDS 1e-3
 
 /* The cost model's defaults (lib/select.c: ecoi_model_default). */
 void ecoi_sim_costs_default(ecoi_sim_costs *c);

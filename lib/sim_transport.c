@@ -136,6 +136,8 @@ void ecoi_sim_costs_default(ecoi_sim_costs *c)
     c->beta_tasks = d ? d->task.beta : 0.5e-9;
     c->nic_rate = d && d->link[0].beta > 0 ? 8.0 / d->link[0].beta : 1e9;
     c->gamma = 0.5e-9;
+    c->burst_bytes = 0;     /* a plain wire (eco-sim --burst: a token bucket) */
+    c->burst_seconds = 0;
     ecoi_model_free(d);
 }
 
@@ -334,17 +336,55 @@ static double reserve(lane *L, double now, double t0, double d, double *st)
     return cur;
 }
 
-/* One link on the way: the message starts on it when it has room and
+/* The time by which L, serving at its rate, had `lead` seconds of work
+ * less done than by t: walked back from t over its busy intervals (the
+ * idle time between them does not count); -INFINITY when it was idle
+ * before that (or forgot: what ended before the current send's time). */
+static double served_before(const lane *L, double t, double lead)
+{
+    int lo = L->head, hi = L->n;
+
+    while (lo < hi) {           /* the first interval that starts at t or later */
+        int mid = lo + (hi - lo) / 2;
+        if (L->iv[mid].st < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (int i = lo - 1; i >= L->head; i--) {
+        double top = fmin(t, L->iv[i].en), span = top - L->iv[i].st;
+        if (span >= lead)
+            return top - lead;
+        lead -= span;
+    }
+    return -INFINITY;
+}
+
+/*
+ * One link on the way: the message starts on it when it has room and
  * the message has started on the link before, and is through it when
- * its bits are and when they are through the link before. */
+ * its bits are and when they are through the link before.  A link with
+ * a token bucket of B bytes (netbed's tbf) lets each bit go as soon as
+ * it has come and the link at its rate (the reservation) has sent the
+ * bit B bytes before it: the bucket refills while the link idles, so a
+ * short message on a quiet link passes at once, and the link still
+ * carries no more than its rate over time.  (A tbf's output is the
+ * smaller of its input and B plus what a server at the rate would have
+ * sent, both counted from the start.)
+ */
 static void cross(const ecoi_sim *s, lane *dir, int node, double now, double bits,
                   double *start, double *end)
 {
-    double r = link_rate(s, node), st, en;
+    double r = link_rate(s, node), st, en, lead;
 
     if (r <= 0)
         return;
     en = reserve(&dir[node], now, *start, bits / r, &st);
+    lead = fmax(8.0 * s->c.burst_bytes / r, s->c.burst_seconds);
+    if (lead > 0) {
+        st = fmax(*start, served_before(&dir[node], st, lead));
+        en = served_before(&dir[node], en, lead);
+    }
     *start = st;
     *end = fmax(*end, en);
 }
