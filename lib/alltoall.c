@@ -210,7 +210,7 @@ static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const char *sendbuf
             ecoi_sched_call(s, hier_unpack, h);
             ecoi_sched_fence(s);
         }
-        ecoi_sched_scatter(s, f, t3, h ? h->out : NULL, recvbuf, (size_t)c->n * count);
+        ecoi_sched_scatter(s, f, t3, h ? h->out : NULL, recvbuf, (size_t)c->n * count, 0);
     }
     free(lead);
     eco_tree_free(&f);

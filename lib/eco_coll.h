@@ -203,9 +203,10 @@ void ecoi_sched_allreduce(ecoi_sched *s, const eco_tree *t, int tup, int tdown,
  * t's preorder (a member's subtree is one run). */
 void ecoi_sched_gather(ecoi_sched *s, const eco_tree *t, int tag, const void *mine,
                        void *block, size_t count);
-/* Scatter down t from the root's block (preorder); mine NULL: keep none. */
+/* Scatter down t from the root's block (preorder); mine NULL: keep none.
+ * Runs go in segments of step elements, each child's in turn (0: whole). */
 void ecoi_sched_scatter(ecoi_sched *s, const eco_tree *t, int tag, const void *block,
-                        void *mine, size_t count);
+                        void *mine, size_t count, size_t step);
 /* Broadcast from rank 0 down the tree select.c picks for the whole vector. */
 void ecoi_sched_bcast_from0(ecoi_sched *s, void *buf, size_t count);
 
@@ -533,8 +534,6 @@ int ecoi_tree_bcast(eco_ctx *c, const eco_tree *t, int tag, void *buf,
                     size_t count, int datatype, size_t step);
 int ecoi_tree_gather(eco_ctx *c, const eco_tree *t, int tag, const void *mine,
                      void *block, size_t count, int datatype);
-int ecoi_tree_scatter(eco_ctx *c, const eco_tree *t, int tag, const void *block,
-                      void *mine, size_t count, int datatype);
 int ecoi_tree_reduce(eco_ctx *c, const eco_tree *t, int tag, const void *mine,
                      void *result, size_t count, int datatype, eco_op op, size_t step);
 

@@ -56,7 +56,7 @@ static void sched_scan_tree(ecoi_sched *s, const eco_tree *t, const void *sendbu
             ecoi_sched_copy(s, ranks + unit, ranks, (size_t)(c->n - 1) * count);
         ecoi_sched_pack(s, t, ranks, pre, unit);
     }
-    ecoi_sched_scatter(s, t, tag2, pre, exclusive && c->rank == 0 ? NULL : recvbuf, count);
+    ecoi_sched_scatter(s, t, tag2, pre, exclusive && c->rank == 0 ? NULL : recvbuf, count, 0);
 }
 
 /* The pipelined chain in rank order (long vectors): rank r takes the

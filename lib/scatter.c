@@ -3,22 +3,14 @@
  * scatter.c -- scatter down the root's tree.
  *
  * The root lays its blocks out in the tree's preorder; every member
- * receives the run of its subtree from its parent in one message, keeps
- * the first block (its own) and sends each child the child's run.
+ * receives the run of its subtree from its parent, keeps the first block
+ * (its own) and sends each child the child's run.  Runs go in the plan's
+ * segments, the children taking turns (sched.c, ecoi_sched_scatter), so
+ * that a child behind a slow link does not hold the others' sends.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "eco_coll.h"
-
-int ecoi_tree_scatter(eco_ctx *c, const eco_tree *t, int tag, const void *block,
-                      void *mine, size_t count, int datatype)
-{
-    ecoi_sched s;
-
-    ecoi_sched_init(&s, c, datatype, NULL);
-    ecoi_sched_scatter(&s, t, tag, block, mine, count);
-    return ecoi_sched_run(&s);
-}
 
 static int scatter_call(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
                         int datatype, int root, eco_request **req)
@@ -61,7 +53,9 @@ static int scatter_call(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int co
         if (ctx->rank == root && (pre = ecoi_sched_alloc(s, (size_t)ctx->n * unit)))
             ecoi_ranks_to_preorder(t, sendbuf, pre, unit);
         if (s->rc == ECO_OK)
-            ecoi_sched_scatter(s, t, ecoi_next_tag(ctx), pre, recvbuf, (size_t)count);
+            ecoi_sched_scatter(s, t, ecoi_next_tag(ctx), pre, recvbuf, (size_t)count,
+                               ecoi_plan_elems(&plan, (size_t)ctx->n * count,
+                                               ecoi_type_size(datatype)));
     } else {
         s->rc = rc;
     }

@@ -853,34 +853,88 @@ static double *netres_new(const pm *p, netres *r)
     return v;
 }
 
-/* A scatter of `bytes` per member down tree t, one message per edge
- * carrying the child's whole subtree.  A member's sends do not wait for
- * their receivers (it spends alpha on each, in its children's order), so
- * messages overlap on the network (net_send). */
-static double tree_scatter(const pm *p, const eco_tree *t, double bytes)
+/* Seconds per byte on the slowest link a message from u to v crosses
+ * (what net_send charges). */
+static double path_beta(const pm *p, int u, int v)
 {
-    double *ready = calloc((size_t)p->n, sizeof *ready), out = 0.0;
+    int su = p->sub[u], sv = p->sub[v], hu = p->mh[u], hv = p->mh[v];
+    double b = pair_cost(p, u, v).beta;
+
+    if (hu >= 0 && hv >= 0 && hu != hv && hu < p->nhosts && hv < p->nhosts)
+        b = fmax(b, fmax(host_beta(p, u, b), host_beta(p, v, b)));
+    if (su != sv && su >= 0 && p->ul[su] > 0)
+        b = fmax(b, p->ul[su]);
+    if (su != sv && sv >= 0 && p->ul[sv] > 0)
+        b = fmax(b, p->ul[sv]);
+    return b;
+}
+
+/* A scatter of `bytes` per member down tree t in turns (sched.c's
+ * ecoi_sched_scatter): the longest run of a member's children in
+ * segments of seg bytes (0: whole), the others in as many, shorter.  The
+ * messages overlap on the network (net_send), but a send holds its
+ * sender (alpha, and until the receiver's socket has taken all but
+ * SOCKET_BYTES of what was sent it): a whole run to a child behind a
+ * slow link keeps the next child waiting.  A member passes its
+ * children's runs on once its own has come. */
+static double tree_scatter(const pm *p, const eco_tree *t, double bytes, double seg)
+{
+    double *ready = calloc((size_t)p->n, sizeof *ready), *ends = NULL, out = 0.0;
     netres r;
     double *res = netres_new(p, &r);
+    size_t room = 0;
 
-    if (!ready || !res) {
-        free(ready);
-        free(res);
-        return INFINITY;
-    }
+    if (!ready || !res)
+        goto fail;
     for (int i = 0; i < t->n; i++) {
-        int u = t->order[i];
-        double at = ready[u];
-        for (int j = t->child_off[u]; j < t->child_off[u + 1]; j++) {
-            int v = t->child[j];
-            at += pair_cost(p, u, v).alpha;
-            ready[v] = net_send(p, &r, u, v, at, bytes * t->subtree[v]);
-            out = fmax(out, ready[v]);
+        const int u = t->order[i], *kids = &t->child[t->child_off[u]];
+        const int nk = t->child_off[u + 1] - t->child_off[u];
+        double at = ready[u], most = 0.0;
+        size_t turns;
+
+        for (int j = 0; j < nk; j++)
+            most = fmax(most, bytes * t->subtree[kids[j]]);
+        turns = seg > 0 && seg < most ? (size_t)ceil(most / seg) : 1;
+        if ((size_t)nk * turns > room) {
+            double *e = realloc(ends, (size_t)nk * turns * sizeof *e);
+            if (!e)
+                goto fail;
+            ends = e;
+            room = (size_t)nk * turns;
         }
+        /* ends[j * turns + k]: when kid j's segment k is in */
+        for (size_t k = 0; k < turns; k++)
+            for (int j = 0; j < nk; j++) {
+                const int v = kids[j];
+                const double run = bytes * t->subtree[v], len = run / (double)turns;
+                double target;
+                at += pair_cost(p, u, v).alpha;
+                ends[(size_t)j * turns + k] = net_send(p, &r, u, v, at, len);
+                ready[v] = ends[(size_t)j * turns + k];
+                out = fmax(out, ready[v]);
+                /* held until all but the socket's room has left */
+                target = (double)(k + 1) * len - SOCKET_BYTES;
+                if (target > 0) {
+                    size_t kk = (size_t)ceil(target / len) - 1;
+                    double over = (double)(kk + 1) * len - target;
+                    at = fmax(at, ends[(size_t)j * turns + kk] - path_beta(p, u, v) * over);
+                }
+            }
     }
+    free(ends);
     free(ready);
     free(res);
     return out;
+fail:
+    free(ends);
+    free(ready);
+    free(res);
+    return INFINITY;
+}
+
+static double tree_scatter_seg(const seg_pass *q, double seg)
+{
+    return tree_scatter(q->p, q->t, q->bytes, seg);
 }
 
 /* A gather of `bytes` per member up tree t with its messages overlapping
@@ -1424,8 +1478,10 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
         break;
     case ECOI_C_GATHER:
         return tree_gather_net(p, t, bytes);
-    case ECOI_C_SCATTER:
-        return tree_scatter(p, t, bytes);
+    case ECOI_C_SCATTER: {
+        const seg_pass q = { tree_scatter_seg, p, t, NULL, 0, 0, bytes, l };
+        return best_segment(&q, bytes * (t->n - 1), forced, segment);
+    }
     case ECOI_C_SCAN:
     case ECOI_C_EXSCAN:
         return 2 * tree_gather(p, t, bytes);

@@ -278,6 +278,7 @@ static void mode_pipeline(int n, const int *tids)
     };
     static const char *const gforced[] = { "allgather=hier", "allgather=hier-k2",
                                            "allgather=hier-sites" };
+    static const char *const sforced[] = { "scatter=star", "scatter=flat", "scatter=flat-far" };
     enum { COUNT = 65536 };
     ecot_report rep = { 0 };
     eco_ctx *ctx = NULL;
@@ -316,6 +317,26 @@ static void mode_pipeline(int n, const int *tids)
                 bad = i;
         ecot_check(&rep, rc == ECO_OK && bad < 0, "%s: rc %d, element %d is %d", gforced[f],
                    rc, bad, bad >= 0 ? y[bad] : 0);
+    }
+    /* scatter: each child's run in segments, the children in turn, from
+     * every root (a member relays its children's runs) */
+    for (size_t f = 0; f < sizeof sforced / sizeof sforced[0] && rc == ECO_OK; f++) {
+        const int per = COUNT / n;
+        if ((rc = eco_set_pattern(ctx, sforced[f])) != ECO_OK)
+            break;
+        for (int root = 0; root < n && rc == ECO_OK; root++) {
+            int bad = -1;
+            for (int i = 0; i < per * n; i++)
+                x[i] = root * 7 + i;
+            for (int i = 0; i < per; i++)
+                y[i] = -1;
+            rc = eco_scatter(ctx, eco_rank(ctx) == root ? x : NULL, y, per, PVM_INT, root);
+            for (int i = 0; i < per && rc == ECO_OK && bad < 0; i++)
+                if (y[i] != root * 7 + eco_rank(ctx) * per + i)
+                    bad = i;
+            ecot_check(&rep, rc == ECO_OK && bad < 0, "%s from %d: rc %d, element %d is %d",
+                       sforced[f], root, rc, bad, bad >= 0 ? y[bad] : 0);
+        }
     }
     report(&rep, rc, 0);
     eco_finalize(ctx);
@@ -1123,7 +1144,7 @@ static const eco_unit_test tests[] = {
     { "members that disagree all fail within 5 s, XDR encoding", test_mismatch_xdr },
     { "300 contexts: late rank 0, nothing left, flat memory", test_contexts },
     { "flow control: a late root, 400 reduces of 64 KB", test_flow },
-    { "reduce-to-all and gather-to-all in segments, every pipeline", test_pipeline },
+    { "reduce-to-all, gather-to-all and scatter in segments, every pipeline", test_pipeline },
     { "the cost model of a version 3 file in every member", test_model },
     { "eco_finalize waits until what it sent is read", test_drain },
     { "valgrind: no error, no leak", test_valgrind },
