@@ -12,6 +12,7 @@
  *   result_pairs.c the result's pairs: what was measured or counted
  *   sparse.c       the cheap mode: which pairs to measure (beside
  *                  partition.c, whose rule it serves)
+ *   keyed_hash.c   SipHash-2-4, the hops datagrams' nonces
  *   atomic_file.c  the atomic writes (eco_atomic.h)
  *
  * The PVM half (the master, the probe's protocol) is in daemon-tools/,
@@ -20,6 +21,7 @@
 #ifndef ECO_CHAR_H
 #define ECO_CHAR_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "eco.h"
@@ -287,5 +289,17 @@ typedef struct ecoc_sparse_ops {
  * measure(), or ECO_ERR_NOMEM.
  */
 int ecoc_sparse(int n, double threshold, const ecoc_sparse_ops *ops, long *measured);
+
+/* ------------------------------------------------------------------ */
+/* The hops datagrams' nonces (keyed_hash.c)                          */
+/* ------------------------------------------------------------------ */
+/* SipHash-2-4 of len bytes under a 128-bit key (the paper's byte order:
+ * the key and the message as little-endian words). */
+uint64_t ecoc_siphash24(const unsigned char key[16], const void *msg, size_t len);
+/* The nonce of the pair of probes a and b in a HOPS round whose secret
+ * key is key: SipHash-2-4 of the lower index then the higher, each 4
+ * bytes little-endian.  nonce(a, b) == nonce(b, a); unpredictable
+ * without the key, which the master draws afresh for every round. */
+uint64_t ecoc_hops_nonce(const unsigned char key[16], int a, int b);
 
 #endif /* ECO_CHAR_H */

@@ -659,6 +659,35 @@ static void test_fit_sustained(void)
     CU_ASSERT_DOUBLE_EQUAL(a, 50e-6, 1e-15);
 }
 
+/* SipHash-2-4: the paper's test vector (Appendix A: key 00..0f, the
+ * 15 bytes 00..0e), and the hops nonces it derives: symmetric, one per
+ * pair, another under another key. */
+static void test_hops_nonces(void)
+{
+    unsigned char key[16], msg[15], other[16];
+    uint64_t seen[40 * 39 / 2];
+    int k = 0;
+
+    for (int i = 0; i < 16; i++) {
+        key[i] = (unsigned char)i;
+        other[i] = (unsigned char)(i == 0);
+    }
+    for (int i = 0; i < 15; i++)
+        msg[i] = (unsigned char)i;
+    CU_ASSERT_EQUAL(ecoc_siphash24(key, msg, sizeof msg), 0xa129ca6149be45e5ULL);
+    /* the empty message and a whole word exercise the other tails */
+    CU_ASSERT_NOT_EQUAL(ecoc_siphash24(key, msg, 0), ecoc_siphash24(key, msg, 8));
+    for (int a = 0; a < 40; a++)
+        for (int b = a + 1; b < 40; b++) {
+            uint64_t v = ecoc_hops_nonce(key, a, b);
+            CU_ASSERT_EQUAL(v, ecoc_hops_nonce(key, b, a));
+            CU_ASSERT_NOT_EQUAL(v, ecoc_hops_nonce(other, a, b));
+            for (int j = 0; j < k; j++)
+                CU_ASSERT_NOT_EQUAL(seen[j], v);
+            seen[k++] = v;
+        }
+}
+
 /* ------------------------------------------------------------------ */
 
 static const eco_unit_test sparse_tests[] = {
@@ -680,6 +709,7 @@ static const eco_unit_test util_tests[] = {
     { "atomic write", test_write_atomic },
     { "formatting", test_format },
     { "the model's sustained fit", test_fit_sustained },
+    { "hops nonces: SipHash-2-4", test_hops_nonces },
     { NULL, NULL }
 };
 
