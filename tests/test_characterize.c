@@ -539,13 +539,15 @@ static void test_pairs_at_scale(void)
     st.n = 8;
     CU_ASSERT_EQUAL(ecoc_set_pair(&r, 5, 4, &st), ECO_OK);
     CU_ASSERT(ecoc_pair(&r, 4, 5) && ecoc_pair(&r, 4, 5)->min == 1e-3);
-    /* O(hosts + pairs): a list head of 32 bytes a host, a row of 40 bytes
-     * a measured pair and of 8 a pair's hops, each list at most doubled
-     * by its growth; the n x n arrays took 3.6 GB */
+    /* O(hosts + pairs) for the samples: a list head of 16 bytes a host, a
+     * row of 40 bytes a measured pair, each list at most doubled by its
+     * growth; the hops a byte a pair, once any is kept (n x n arrays took
+     * 3.6 GB) */
     bytes = ecoc_pair_bytes(&r);
-    bound = 32 * (size_t)n + 2 * (40 * (size_t)pairs + 8 * (size_t)hops);
+    bound = 32 * (size_t)n + 2 * 40 * (size_t)pairs + (size_t)n * (n - 1) / 2;
+    CU_ASSERT(hops > 0);
     CU_ASSERT(bytes > 0 && bytes <= bound);
-    CU_ASSERT(bytes < dense / 1000);
+    CU_ASSERT(bytes < dense / 60);
     /* hops not counted: none known, none visited (1000-6000 has hops
      * alone, 1000-7013 is measured) */
     CU_ASSERT_EQUAL(ecoc_next(&r, 1000, 5999), 6000);
@@ -554,6 +556,71 @@ static void test_pairs_at_scale(void)
     CU_ASSERT_EQUAL(ecoc_next(&r, 1000, 5999), 7013);
     ecoc_result_free(&r);
     CU_ASSERT_PTR_NULL(r.pairs);
+}
+
+/* The hops of a planted network: 100 segments of 100 hosts (host h on
+ * segment h / 100), no router inside a segment, 1 between segments of a
+ * site (10 segments), 3 between sites; pair (7a, 7a + 1) not counted. */
+static int planted_hops(int a, int b)
+{
+    int lo = a < b ? a : b, hi = a < b ? b : a;
+
+    if (lo % 7 == 0 && hi == lo + 1)
+        return -1;
+    if (lo / 100 == hi / 100)
+        return 0;
+    return lo / 1000 == hi / 1000 ? 1 : 3;
+}
+
+/* eco-characterize's default at 10,000 hosts: the hops of every pair
+ * counted, the samples of about 3 pairs a host.  A byte a pair: 50 MB,
+ * where sorted rows of 8 bytes a pair took 597 MB. */
+static void test_all_hops_at_scale(void)
+{
+    const int n = SCALE_N;
+    ecoc_result r;
+    long pairs = 0, visited = 0, known = 0, wrong = 0;
+    size_t bytes, bound;
+
+    memset(&r, 0, sizeof r);
+    r.n = n;
+    r.hops_counted = 1;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if (planted_hops(a, b) >= 0 && ecoc_set_hops(&r, b, a, planted_hops(a, b)) != ECO_OK)
+                wrong++;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if (scale_measured(a, b)) {
+                ecoc_stat st = scale_stat(a, b);
+                wrong += ecoc_set_pair(&r, a, b, &st) != ECO_OK;
+                pairs++;
+            }
+    CU_ASSERT_EQUAL(wrong, 0);
+    /* every pair's hops back, from either end; ecoc_next visits them */
+    for (int a = 0; a < n; a++) {
+        for (int b = ecoc_next(&r, a, a); b < n; b = ecoc_next(&r, a, b)) {
+            visited++;
+            known += ecoc_hops(&r, a, b) >= 0;
+            wrong += ecoc_hops(&r, a, b) != planted_hops(a, b) ||
+                     ecoc_hops(&r, b, a) != planted_hops(a, b) ||
+                     (ecoc_pair(&r, a, b) != NULL) != scale_measured(a, b);
+        }
+    }
+    CU_ASSERT_EQUAL(wrong, 0);
+    CU_ASSERT_EQUAL(known, (long)n * (n - 1) / 2 - (n + 6) / 7);
+    CU_ASSERT(visited >= known && visited <= known + pairs);
+    CU_ASSERT_EQUAL(ecoc_hops(&r, 14, 15), -1);
+    CU_ASSERT_EQUAL(ecoc_hops(&r, 0, n - 1), 3);
+    CU_ASSERT_EQUAL(ecoc_set_hops(&r, 1, 2, 255), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(ecoc_set_hops(&r, 1, 2, 254), ECO_OK);
+    CU_ASSERT_EQUAL(ecoc_hops(&r, 2, 1), 254);
+    /* the triangle, the list heads, the samples' rows at most doubled */
+    bytes = ecoc_pair_bytes(&r);
+    bound = (size_t)n * (n - 1) / 2 + 32 * (size_t)n + 2 * 40 * (size_t)pairs;
+    CU_ASSERT(bytes >= (size_t)n * (n - 1) / 2 && bytes <= bound);
+    CU_ASSERT(bytes < 55 * 1000 * 1000);
+    ecoc_result_free(&r);
 }
 
 static int file_is(const char *path, const char *text)
@@ -705,6 +772,7 @@ static const eco_unit_test util_tests[] = {
     { "matrix file round trip", test_matrix_roundtrip },
     { "hops: matrix, partition and summary", test_hops_result },
     { "pairs of 10,000 hosts: lookups, O(pairs) memory", test_pairs_at_scale },
+    { "hops of every pair of 10,000 hosts: a byte a pair", test_all_hops_at_scale },
     { "commit", test_commit },
     { "atomic write", test_write_atomic },
     { "formatting", test_format },
