@@ -18,6 +18,7 @@
 #include <CUnit/CUnit.h>
 
 #include "eco_char.h"
+#include "eco_map_impl.h" /* the map's hop classes */
 #include "cunit_common.h"
 
 /* ------------------------------------------------------------------ */
@@ -623,6 +624,85 @@ static void test_all_hops_at_scale(void)
     ecoc_result_free(&r);
 }
 
+/* The bytes of a map's hops: classes, table, exceptions. */
+static size_t hops_bytes(const eco_map *m)
+{
+    const ecoi_hops *h = &m->hops;
+    size_t bytes = (size_t)m->cap * (sizeof *h->cls + sizeof *h->exc);
+
+    bytes += (size_t)h->ncls * (size_t)(h->ncls + 1) / 2 * sizeof *h->table;
+    for (int a = 0; a < m->nhosts; a++)
+        bytes += (size_t)h->exc[a].cap * sizeof(ecoi_hop);
+    return bytes;
+}
+
+/* The default characterization of 10,000 hosts end to end: the hops of
+ * every pair (planted_hops: 100 segments of 100), the sparse mode's few
+ * costs a host (each host with the next two, 40 us inside a segment,
+ * 1 ms across), partitioned, summarized, the subnet file written and
+ * read back with every pair's hops.  Sizes: the map's hops in classes
+ * (a pair a link, 1.6 GB, before), the subnet file (a line a pair, 1.2
+ * GB, before). */
+static void test_all_hops_end_to_end(void)
+{
+    const int n = SCALE_N;
+    char *list = malloc((size_t)n * 8 + 1), why[512], path[400];
+    ecoc_result r;
+    eco_map *m = NULL;
+    struct stat st;
+    long wrong = 0;
+    size_t len = 0;
+    FILE *null;
+
+    CU_ASSERT_FATAL(list != NULL);
+    for (int h = 0; h < n; h++)
+        len += (size_t)sprintf(list + len, "%sh%05d", h ? "," : "", h);
+    memset(&r, 0, sizeof r);
+    ecoc_options_init(&r.opt);
+    CU_ASSERT_FATAL(ecoc_parse_hosts(list, &r.host, &r.n, why, sizeof why) == 0);
+    free(list);
+    r.hops_counted = 1;
+    r.sparse = 1;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            if (planted_hops(a, b) >= 0)
+                wrong += ecoc_set_hops(&r, a, b, planted_hops(a, b)) != ECO_OK;
+            if (b <= a + 2) {
+                double c = a / 100 == b / 100 ? 40e-6 + 1e-9 * (b - a) : 1e-3;
+                wrong += ecoc_set_pair(&r, a, b, &(ecoc_stat){ 8, c, c, c }) != ECO_OK;
+                r.measured++;
+            }
+        }
+    CU_ASSERT_EQUAL_FATAL(wrong, 0);
+    CU_ASSERT_EQUAL_FATAL(ecoc_result_partition(&r, why, sizeof why), ECOC_OK);
+    CU_ASSERT_EQUAL(eco_map_nsubnets(r.map), 100);
+    /* about a class a segment (one more when the pair of a segment's
+     * first or second host with another was not counted: 29 of them),
+     * an exception a pair not counted */
+    printf("\n    [hops] %d hop classes, %zu exceptions\n", r.map->hops.ncls, r.map->hops.nexc);
+    CU_ASSERT(r.map->hops.ncls >= 100 && r.map->hops.ncls <= 130);
+    CU_ASSERT_EQUAL(r.map->hops.nexc, (size_t)(n + 6) / 7);
+    CU_ASSERT(hops_bytes(r.map) < 1000 * 1000);
+    null = fopen("/dev/null", "w");
+    CU_ASSERT_FATAL(null != NULL);
+    ecoc_print_summary(&r, null);
+    fclose(null);
+    snprintf(path, sizeof path, "%s/all-hops.subnets", eco_test_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(ecoc_commit(&r, path, NULL, why, sizeof why), ECOC_OK);
+    CU_ASSERT(stat(path, &st) == 0 && st.st_size < 2 * 1000 * 1000);
+    CU_ASSERT_EQUAL_FATAL(eco_map_read(path, &m, why, sizeof why), ECO_OK);
+    CU_ASSERT_EQUAL(eco_map_nsubnets(m), 100);
+    CU_ASSERT(hops_bytes(m) < 1000 * 1000);
+    for (int a = 0; a < n; a++) /* the names sort as the hosts: one order */
+        for (int b = a + 1; b < n; b++) {
+            int want = planted_hops(a, b) < 0 ? ECO_ERR_NOTFOUND : planted_hops(a, b);
+            wrong += eco_map_hops(m, a, b) != want || eco_map_hops(m, b, a) != want;
+        }
+    CU_ASSERT_EQUAL(wrong, 0);
+    eco_map_free(m);
+    ecoc_result_free(&r);
+}
+
 static int file_is(const char *path, const char *text)
 {
     char buf[256] = "";
@@ -773,6 +853,8 @@ static const eco_unit_test util_tests[] = {
     { "hops: matrix, partition and summary", test_hops_result },
     { "pairs of 10,000 hosts: lookups, O(pairs) memory", test_pairs_at_scale },
     { "hops of every pair of 10,000 hosts: a byte a pair", test_all_hops_at_scale },
+    { "hops of every pair of 10,000 hosts: map, subnet file, read back",
+      test_all_hops_end_to_end },
     { "commit", test_commit },
     { "atomic write", test_write_atomic },
     { "formatting", test_format },
