@@ -6,6 +6,7 @@
  * eco-characterize's result and the compaction go through, and the walk
  * the partition needs (the hosts at 0 hops from one).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,11 +188,13 @@ static int make_classes(int n, int *cls, int (*get)(void *, int, int), void *arg
 
 /* The table: for each pair of classes the hops most of its pairs have
  * (Boyer and Moore's majority vote, one pass, a candidate and a count a
- * cell); -1 for a class of one host with itself (no pair). */
+ * cell; the count saturates at SHRT_MAX: a cell decided by 32,767 votes
+ * more stays, and any value is right, the exceptions say the rest); -1
+ * for a class of one host with itself (no pair). */
 static int make_table(int n, ecoi_hops *h, int (*get)(void *, int, int), void *arg)
 {
     size_t cells = (size_t)h->ncls * (size_t)(h->ncls + 1) / 2;
-    int *votes = calloc(cells + 1, sizeof *votes);
+    short *votes = calloc(cells + 1, sizeof *votes);
 
     if (!votes || !(h->table = malloc((cells + 1) * sizeof *h->table))) {
         free(votes);
@@ -205,7 +208,10 @@ static int make_table(int n, ecoi_hops *h, int (*get)(void *, int, int), void *a
             int v = get(arg, a, b);
             if (votes[t] == 0)
                 h->table[t] = (short)v;
-            votes[t] += h->table[t] == v ? 1 : -1;
+            if (h->table[t] != v)
+                votes[t]--;
+            else if (votes[t] < SHRT_MAX)
+                votes[t]++;
         }
     free(votes);
     return ECO_OK;
