@@ -625,53 +625,60 @@ static int sparse_pairs(master *m)
 /* ------------------------------------------------------------------ */
 
 /* Send every probe cmd, with what pack (may be NULL) packs for probe i,
- * then collect `count` ints of each reply into v[i * count ...]; a probe
- * that answers a status other than 0 gets -1s. */
+ * then hand each reply's `count` ints to fold as it arrives (in row[],
+ * all -1 when the probe answers a status other than 0): no n x n table. */
 static int ask_all(master *m, int cmd, void (*pack)(master *, int, const void *),
-                   const void *arg, int *v, int count, const char *what)
+                   const void *arg, void (*fold)(master *, int, const int *, void *),
+                   void *farg, int count, const char *what)
 {
+    int *row = malloc((size_t)count * sizeof *row + 1);
+
+    if (!row)
+        return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
     for (int i = 0; i < m->r->n; i++) {
         pvm_initsend(PvmDataDefault);
         pvm_pkint(&cmd, 1, 1);
         if (pack)
             pack(m, i, arg);
-        if (pvm_send(m->tid[i], ECOC_TAG_CMD) < 0)
+        if (pvm_send(m->tid[i], ECOC_TAG_CMD) < 0) {
+            free(row);
             return fail(m, ECOC_FAILED, "cannot reach the probe on %s", m->r->host[i].name);
+        }
     }
     for (int i = 0; i < m->r->n; i++) {
         int bid = wait_for(m, m->tid[i], ECOC_TAG_RESULT, what), status = -1;
-        if (bid < 0)
+        if (bid < 0) {
+            free(row);
             return -bid;
-        if (pvm_upkint(&status, 1, 1) < 0 || status != 0 ||
-            pvm_upkint(&v[(size_t)i * count], count, 1) < 0)
+        }
+        if (pvm_upkint(&status, 1, 1) < 0 || status != 0 || pvm_upkint(row, count, 1) < 0)
             for (int j = 0; j < count; j++)
-                v[(size_t)i * count + j] = -1;
+                row[j] = -1;
         pvm_freebuf(bid);
+        fold(m, i, row, farg);
     }
+    free(row);
     return ECOC_OK;
 }
 
-/* A HOPS round: the probes' ports and the nonces of the pairs,
- * nonce[a * n + b] == nonce[b * n + a]. */
+/* A HOPS round: the probes' ports and the round's secret key, from
+ * which every pair's nonce is derived (ecoc_hops_nonce). */
 typedef struct hops_round {
-    const int *port;
-    uint64_t *nonce;
+    int *port;
+    unsigned char key[16];
+    int nomem;       /* a fold found no memory */
 } hops_round;
 
-/* Fresh unpredictable nonces for every pair (getrandom): 0 or -1. */
-static int draw_nonces(uint64_t *nonce, int n)
+/* A fresh unpredictable key (getrandom): 0 or -1. */
+static int draw_key(unsigned char *key, size_t len)
 {
-    for (int a = 0; a < n; a++) {
-        size_t want = (size_t)(n - a) * sizeof *nonce, got = 0;
-        char *p = (char *)&nonce[(size_t)a * n + a];
-        while (got < want) {
-            ssize_t r = getrandom(p + got, want - got, 0);
-            if (r < 0 && errno != EINTR)
-                return -1;
-            got += r > 0 ? (size_t)r : 0;
-        }
-        for (int b = a; b < n; b++)
-            nonce[(size_t)b * n + a] = nonce[(size_t)a * n + b];
+    size_t got = 0;
+
+    while (got < len) {
+        ssize_t r = getrandom(key + got, len - got, 0);
+        if (r < 0 && errno != EINTR)
+            return -1;
+        got += r > 0 ? (size_t)r : 0;
     }
     return 0;
 }
@@ -686,49 +693,56 @@ static void pack_hops(master *m, int i, const void *arg)
     pvm_pkint(&n, 1, 1);
     pvm_pkint(&i, 1, 1);
     for (int j = 0; j < n; j++) {
-        uint64_t v = h->nonce[(size_t)i * n + j];
+        uint64_t v = ecoc_hops_nonce(h->key, i, j);
         unsigned int w[2] = { (unsigned int)(v >> 32), (unsigned int)v };
         ecoc_pkstr(m->r->host[j].pvmhost);
-        pvm_pkint((int *)&h->port[j], 1, 1);
+        pvm_pkint(&h->port[j], 1, 1);
         pvm_pkuint(w, 2, 1);
     }
+}
+
+static void fold_port(master *m, int i, const int *row, void *arg)
+{
+    (void)m;
+    ((hops_round *)arg)->port[i] = row[0];
+}
+
+/* Probe b's reply: row[a] is what b saw of a's datagrams.  A pair counts
+ * the longer of its two directions, like eco_map_add_hops (unknown while
+ * neither is known); a count the probe cannot have made is none. */
+static void fold_hops(master *m, int b, const int *row, void *arg)
+{
+    ecoc_result *r = m->r;
+
+    for (int a = 0; a < r->n; a++)
+        if (a != b && row[a] >= 0 && row[a] <= ECOC_HOPS_TTL && row[a] > ecoc_hops(r, a, b) &&
+            ecoc_set_hops(r, a, b, row[a]) != ECO_OK)
+            ((hops_round *)arg)->nomem = 1;
 }
 
 static int count_hops(master *m)
 {
     ecoc_result *r = m->r;
-    int n = r->n, rc, *port = malloc((size_t)n * sizeof *port + 1);
-    int *seen = malloc((size_t)n * n * sizeof *seen + 1);
-    uint64_t *nonce = malloc((size_t)n * n * sizeof *nonce + 1);
-    hops_round h = { port, nonce };
+    hops_round h = { malloc((size_t)r->n * sizeof *h.port + 1), { 0 }, 0 };
+    int rc;
 
-    if (!port || !seen || !nonce) {
-        free(port);
-        free(seen);
-        free(nonce);
+    if (!h.port)
         return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
-    }
     progress(m, "counting routers");
-    rc = ask_all(m, ECOC_CMD_HOPS_OPEN, NULL, NULL, port, 1, "the probes' UDP sockets");
-    if (rc == ECOC_OK && draw_nonces(nonce, n) != 0)
+    rc = ask_all(m, ECOC_CMD_HOPS_OPEN, NULL, NULL, fold_port, &h, 1,
+                 "the probes' UDP sockets");
+    if (rc == ECOC_OK && draw_key(h.key, sizeof h.key) != 0)
         rc = fail(m, ECOC_FAILED, "no random numbers for the hops nonces: %s",
                   strerror(errno));
+    r->hops_counted = rc == ECOC_OK; /* ecoc_hops reads what is folded so far */
     if (rc == ECOC_OK)
-        rc = ask_all(m, ECOC_CMD_HOPS, pack_hops, &h, seen, n, "the routers between hosts");
-    /* seen[b * n + a]: what b saw of a's datagrams; a pair counts the
-     * longer of its two directions, like eco_map_add_hops (-1 when both
-     * are: not kept) */
+        rc = ask_all(m, ECOC_CMD_HOPS, pack_hops, &h, fold_hops, &h, r->n,
+                     "the routers between hosts");
+    if (rc == ECOC_OK && h.nomem)
+        rc = fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
     r->hops_counted = rc == ECOC_OK;
-    for (int a = 0; rc == ECOC_OK && a < n; a++)
-        for (int b = a + 1; b < n && rc == ECOC_OK; b++) {
-            int ab = seen[(size_t)b * n + a], ba = seen[(size_t)a * n + b];
-            int hops = ab > ba ? ab : ba;
-            if (hops >= 0 && ecoc_set_hops(r, a, b, hops) != ECO_OK)
-                rc = fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
-        }
-    free(port);
-    free(seen);
-    free(nonce);
+    memset(h.key, 0, sizeof h.key);
+    free(h.port);
     return rc;
 }
 

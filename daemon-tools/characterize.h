@@ -108,8 +108,10 @@ char *ecoc_upkstr_new(void);
 
 /* A hops datagram: ECOC_HOPS_WORDS 32-bit words in network order, the
  * magic, the nonce of the pair (high word, low word), the sender's index.
- * The master draws a fresh unpredictable 64-bit nonce for every pair of
- * probes in every HOPS round and gives each probe those of its pairs. */
+ * Every pair of probes has its own unpredictable 64-bit nonce in every
+ * HOPS round: SipHash-2-4 of the pair under a secret key the master
+ * draws afresh for the round (ecoc_hops_nonce, lib/keyed_hash.c); each
+ * probe is given those of its pairs. */
 #define ECOC_HOPS_MAGIC 0x45434f48u /* "ECOH" */
 #define ECOC_HOPS_WORDS 4
 void ecoc_hops_datagram(uint32_t msg[ECOC_HOPS_WORDS], uint64_t nonce, int self);

@@ -354,26 +354,74 @@ void ecoc_fit_sustained(double t_small, int small, double t_big, int big, double
         *alpha = t_small > 0.0 ? t_small : 0.0;
 }
 
+/* The hops of map hosts a and b: the result's, through of[]. */
+typedef struct hops_of {
+    const ecoc_result *r;
+    const int *of;    /* [n] map host -> result host */
+} hops_of;
+
+static int result_hops(void *arg, int a, int b)
+{
+    const hops_of *h = arg;
+
+    return ecoc_hops(h->r, h->of[a], h->of[b]);
+}
+
+/* r->map: the hosts at once, the measured costs in one bulk load, the
+ * hops in classes (ecoi_map_build_hops): O(n^2) for the hops of every
+ * pair, where adding them pair by pair in the result's order took
+ * O(n^3). */
+static int result_map(ecoc_result *r)
+{
+    size_t n1 = (size_t)r->n + 1, np = 0, cap = 0;
+    int *of = malloc(n1 * sizeof *of), *rank = malloc(n1 * sizeof *rank);
+    const char **names = malloc(n1 * sizeof *names);
+    ecoi_pair *p = NULL;
+    int rc = of && rank && names ? ECO_OK : ECO_ERR_NOMEM;
+
+    for (int a = 0; a < r->n && rc == ECO_OK; a++)
+        names[a] = r->host[a].name;
+    if (rc == ECO_OK && !(r->map = ecoi_map_new_named(names, r->n, rank)))
+        rc = ECO_ERR_NOMEM;
+    for (int a = 0; a < r->n && rc == ECO_OK; a++)
+        of[rank[a]] = a;
+    for (int a = 0; a < r->n && rc == ECO_OK; a++)
+        for (int b = ecoc_next(r, a, a); b < r->n && rc == ECO_OK; b = ecoc_next(r, a, b)) {
+            const ecoc_stat *st = ecoc_pair(r, a, b);
+            if (!st)
+                continue;
+            if (np == cap) {
+                ecoi_pair *q = realloc(p, (cap = cap ? 2 * cap : 1024) * sizeof *q);
+                if (!q) {
+                    rc = ECO_ERR_NOMEM;
+                    break;
+                }
+                p = q;
+            }
+            p[np++] = (ecoi_pair){ rank[a], rank[b], -1, st->min };
+        }
+    if (rc == ECO_OK)
+        rc = ecoi_map_add_pairs(r->map, p, np);
+    if (rc == ECO_OK && r->hops_counted) {
+        hops_of h = { r, of };
+        rc = ecoi_map_build_hops(r->map, result_hops, &h);
+    }
+    free(of);
+    free(rank);
+    free(names);
+    free(p);
+    return rc;
+}
+
 int ecoc_result_partition(ecoc_result *r, char *err, size_t errlen)
 {
-    int rc = ECO_OK, ns;
+    int rc, ns;
 
     eco_map_free(r->map);
+    r->map = NULL;
     free(r->degree);
     r->degree = NULL;
-    if (!(r->map = eco_map_new()))
-        rc = ECO_ERR_NOMEM;
-    for (int a = 0; a < r->n && rc >= 0; a++)
-        rc = eco_map_add_host(r->map, r->host[a].name);
-    for (int a = 0; a < r->n && rc >= 0; a++)
-        for (int b = ecoc_next(r, a, a); b < r->n && rc >= 0; b = ecoc_next(r, a, b)) {
-            const ecoc_stat *st = ecoc_pair(r, a, b);
-            int hops = ecoc_hops(r, a, b);
-            if (st)
-                rc = eco_map_add_cost(r->map, r->host[a].name, r->host[b].name, st->min);
-            if (rc >= 0 && hops >= 0)
-                rc = eco_map_add_hops(r->map, r->host[a].name, r->host[b].name, hops);
-        }
+    rc = result_map(r);
     if (rc >= 0)
         rc = eco_map_partition(r->map, r->opt.threshold);
     ns = rc >= 0 ? eco_map_nsubnets(r->map) : 0;
@@ -478,23 +526,92 @@ int ecoc_commit(const ecoc_result *r, const char *subnet_path, const char *matri
 /* The summary                                                         */
 /* ------------------------------------------------------------------ */
 
-/* Costs between map subnets s and t (s == t: inside), into st. */
-static void subnet_costs(const ecoc_result *r, int s, int t, ecoc_stat *st, long *pairs)
-{
-    int ns = eco_map_subnet_size(r->map, s), nt = eco_map_subnet_size(r->map, t);
-    double *c = malloc(((size_t)ns * (size_t)nt + 1) * sizeof *c);
-    int m = 0;
+/* What the summary reads of the map, gathered once: each subnet's
+ * members, and the measured pairs sorted by their subnets, so that the
+ * costs inside and between subnets are a block each (O(n + pairs log
+ * pairs) where a scan per host looked up took O(n^3)). */
+typedef struct sedge {
+    int s, t;          /* subnets, s <= t */
+    double cost;
+} sedge;
 
-    *pairs = s == t ? (long)ns * (ns - 1) / 2 : (long)ns * nt;
-    for (int i = 0; c && i < ns; i++)
-        for (int j = s == t ? i + 1 : 0; j < nt; j++) {
-            double x = eco_map_cost(r->map, eco_map_subnet_host(r->map, s, i),
-                                    eco_map_subnet_host(r->map, t, j));
-            if (x > 0.0)
-                c[m++] = x;
+typedef struct survey {
+    int *first, *next; /* [subnets], [hosts]: members ascending, -1 ends */
+    int *size;         /* [subnets] */
+    sedge *e;          /* [ne] by s, t, cost */
+    size_t ne;
+    double *scratch;   /* [ne] */
+} survey;
+
+static int cmp_sedge(const void *x, const void *y)
+{
+    const sedge *p = x, *q = y;
+
+    if (p->s != q->s)
+        return p->s < q->s ? -1 : 1;
+    if (p->t != q->t)
+        return p->t < q->t ? -1 : 1;
+    return (p->cost > q->cost) - (p->cost < q->cost);
+}
+
+static void survey_free(survey *w)
+{
+    free(w->first);
+    free(w->next);
+    free(w->size);
+    free(w->e);
+    free(w->scratch);
+}
+
+static int survey_of(const eco_map *m, survey *w)
+{
+    size_t ns = (size_t)m->nsubnets + 1, n = (size_t)m->nhosts + 1;
+    size_t pairs = ecoi_map_measured_pairs(m) + 1;
+
+    w->ne = 0;
+    w->first = malloc(ns * sizeof *w->first);
+    w->next = malloc(n * sizeof *w->next);
+    w->size = calloc(ns, sizeof *w->size);
+    w->e = malloc(pairs * sizeof *w->e);
+    w->scratch = malloc(pairs * sizeof *w->scratch);
+    if (!w->first || !w->next || !w->size || !w->e || !w->scratch) {
+        survey_free(w);
+        return ECO_ERR_NOMEM;
+    }
+    for (int s = 0; s < m->nsubnets; s++)
+        w->first[s] = -1;
+    for (int h = m->nhosts - 1; h >= 0; h--) {
+        w->next[h] = w->first[m->subnet[h]];
+        w->first[m->subnet[h]] = h;
+        w->size[m->subnet[h]]++;
+    }
+    for (int a = 0; a < m->nhosts; a++)
+        for (int i = 0; i < m->adj[a].n; i++) {
+            int b = m->adj[a].link[i].to, s = m->subnet[a], t = m->subnet[b];
+            if (b > a)
+                w->e[w->ne++] = (sedge){ s < t ? s : t, s < t ? t : s, m->adj[a].link[i].cost };
         }
-    ecoc_stat_of(c, m, st);
-    free(c);
+    qsort(w->e, w->ne, sizeof *w->e, cmp_sedge);
+    return ECO_OK;
+}
+
+/* Costs between map subnets s and t (s == t: inside), into st. */
+static void subnet_costs(const survey *w, int s, int t, ecoc_stat *st, long *pairs)
+{
+    size_t lo = 0, hi = w->ne;
+    int k = 0;
+
+    while (lo < hi) { /* the first pair of (s, t) or after */
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->e[mid].s < s || (w->e[mid].s == s && w->e[mid].t < t))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < w->ne && w->e[i].s == s && w->e[i].t == t; i++)
+        w->scratch[k++] = w->e[i].cost;
+    *pairs = s == t ? (long)w->size[s] * (w->size[s] - 1) / 2 : (long)w->size[s] * w->size[t];
+    ecoc_stat_of(w->scratch, k, st);
 }
 
 static void print_costs(const char *label, const ecoc_stat *st, long pairs, FILE *out)
@@ -512,43 +629,40 @@ static void print_costs(const char *label, const ecoc_stat *st, long pairs, FILE
 /* Members whose cheapest pair inside the subnet is dearer than the
  * threshold allows over the subnet's cheapest: slow hosts (their own
  * link is slow), which the hops placed when costs could not. */
-static void print_slow(const ecoc_result *r, int s, double cheapest, FILE *out)
+static void print_slow(const ecoc_result *r, const survey *w, int s, double cheapest, FILE *out)
 {
-    int n = eco_map_subnet_size(r->map, s), count = 0;
-    int *host = malloc((size_t)n * sizeof *host + 1);
+    const eco_map *m = r->map;
+    int count = 0;
     char buf[32];
 
-    for (int i = 0; host && i < n; i++) /* once: each lookup scans the map */
-        host[i] = eco_map_subnet_host(r->map, s, i);
-    for (int i = 0; host && i < n; i++) {
+    for (int h = w->first[s]; h >= 0; h = w->next[h]) {
         double own = -1.0;
-        for (int j = 0; j < n; j++) {
-            double c = eco_map_cost(r->map, host[i], host[j]);
-            if (j != i && c > 0.0 && (own < 0.0 || c < own))
+        for (int i = 0; i < m->adj[h].n; i++) {
+            double c = m->adj[h].link[i].cost;
+            if (m->subnet[m->adj[h].link[i].to] == s && (own < 0.0 || c < own))
                 own = c;
         }
         if (own > (1.0 + r->opt.threshold) * cheapest) {
-            fprintf(out, "%s %s (%s)", count++ ? "," : "  slow hosts:",
-                    eco_map_host(r->map, host[i]), ecoc_fmt_time(own, buf, sizeof buf));
+            fprintf(out, "%s %s (%s)", count++ ? "," : "  slow hosts:", m->host[h],
+                    ecoc_fmt_time(own, buf, sizeof buf));
         }
     }
     if (count)
         fprintf(out, "\n    (their cheapest pair in the subnet; placed here because no "
                      "router\n    lies between them and the other hosts: see --no-hops)\n");
-    free(host);
 }
 
-static void print_subnet(const ecoc_result *r, int s, FILE *out)
+static void print_subnet(const ecoc_result *r, const survey *w, int s, FILE *out)
 {
     const ecoc_degree *d = &r->degree[s];
-    int n = eco_map_subnet_size(r->map, s);
+    int n = w->size[s];
     char buf[32];
     ecoc_stat st;
     long pairs;
 
     fprintf(out, "subnet %d: %d host%s:", s, n, n == 1 ? "" : "s");
-    for (int i = 0; i < n; i++)
-        fprintf(out, " %s", eco_map_host(r->map, eco_map_subnet_host(r->map, s, i)));
+    for (int h = w->first[s]; h >= 0; h = w->next[h])
+        fprintf(out, " %s", r->map->host[h]);
     fprintf(out, "\n  k=%d", d->k);
     if (d->how == 1) {
         fprintf(out, ", measured (median broadcast:");
@@ -558,9 +672,9 @@ static void print_subnet(const ecoc_result *r, int s, FILE *out)
     } else
         fprintf(out, d->how == 2 ? " (--degree)\n" : " (default: fewer than 3 hosts)\n");
     if (n > 1) {
-        subnet_costs(r, s, s, &st, &pairs);
+        subnet_costs(w, s, s, &st, &pairs);
         print_costs("inside", &st, pairs, out);
-        print_slow(r, s, st.min, out);
+        print_slow(r, w, s, st.min, out);
     }
 }
 
@@ -676,6 +790,7 @@ void ecoc_print_summary(const ecoc_result *r, FILE *out)
     long pairs = (long)r->n * (r->n - 1) / 2;
     char b1[32];
     ecoc_stat st;
+    survey w;
 
     fprintf(out, "%d host%s, %ld of %ld pairs measured (%s) in %s\n", r->n,
             r->n == 1 ? "" : "s", r->measured, pairs, r->sparse ? "sparse mode" : "all pairs",
@@ -684,19 +799,25 @@ void ecoc_print_summary(const ecoc_result *r, FILE *out)
             r->opt.size, r->opt.trials, r->opt.rounds, r->opt.threshold);
     print_hops(r, out);
     fprintf(out, "%d subnet%s\n", ns, ns == 1 ? "" : "s");
+    if (ns > 0 && survey_of(r->map, &w) != ECO_OK) {
+        fprintf(out, "(no memory for the subnets' summary)\n");
+        ns = 0;
+    }
     for (int s = 0; s < ns; s++) {
         fprintf(out, "\n");
-        print_subnet(r, s, out);
+        print_subnet(r, &w, s, out);
     }
     if (ns > 1)
         fprintf(out, "\nbetween subnets:\n");
     for (int s = 0; s < ns; s++)
         for (int t = s + 1; t < ns; t++) {
             char label[64];
-            subnet_costs(r, s, t, &st, &pairs);
+            subnet_costs(&w, s, t, &st, &pairs);
             snprintf(label, sizeof label, "%d and %d", s, t);
             print_costs(label, &st, pairs, out);
         }
+    if (ns > 0)
+        survey_free(&w);
     print_model(r, out);
     print_noisy(r, out);
 }

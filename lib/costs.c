@@ -367,38 +367,13 @@ static int parse_line(matrix *m, char *line, char *why, size_t whylen)
     return ECO_ERR_FORMAT;
 }
 
-/* A host name with its intern id, for sorting the names once. */
-typedef struct named {
-    const char *name;
-    int id;
-} named;
-
-static int cmp_named(const void *x, const void *y)
-{
-    return strcmp(((const named *)x)->name, ((const named *)y)->name);
-}
-
 /* The map of the parsed matrix: hosts sorted once, then every entry. */
 static int build_map(const matrix *m, eco_map **out)
 {
     int n = m->names.n;
-    named *byname = malloc(((size_t)n + 1) * sizeof *byname);
     int *rank = malloc(((size_t)n + 1) * sizeof *rank);
-    const char **sorted = malloc(((size_t)n + 1) * sizeof *sorted);
-    eco_map *map = NULL;
+    eco_map *map = rank ? ecoi_map_new_named((const char *const *)m->names.name, n, rank) : NULL;
 
-    if (byname && rank && sorted) {
-        for (int i = 0; i < n; i++) {
-            byname[i].name = m->names.name[i];
-            byname[i].id = i;
-        }
-        qsort(byname, (size_t)n, sizeof *byname, cmp_named);
-        for (int i = 0; i < n; i++) {
-            rank[byname[i].id] = i;
-            sorted[i] = byname[i].name;
-        }
-        map = ecoi_map_new_hosts(sorted, n);
-    }
     /* every entry at once; a pair given twice keeps the cheaper cost
      * and the larger hops */
     if (map && m->n > 0) {
@@ -411,9 +386,7 @@ static int build_map(const matrix *m, eco_map **out)
         }
         free(p);
     }
-    free(byname);
     free(rank);
-    free(sorted);
     *out = map;
     return map ? ECO_OK : ECO_ERR_NOMEM;
 }

@@ -12,6 +12,7 @@
  *   result_pairs.c the result's pairs: what was measured or counted
  *   sparse.c       the cheap mode: which pairs to measure (beside
  *                  partition.c, whose rule it serves)
+ *   keyed_hash.c   SipHash-2-4, the hops datagrams' nonces
  *   atomic_file.c  the atomic writes (eco_atomic.h)
  *
  * The PVM half (the master, the probe's protocol) is in daemon-tools/,
@@ -20,6 +21,7 @@
 #ifndef ECO_CHAR_H
 #define ECO_CHAR_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "eco.h"
@@ -174,7 +176,7 @@ typedef struct ecoc_model_info {
 typedef struct ecoc_result {
     int n;                   /* hosts */
     ecoc_host *host;         /* [n], in the order measured */
-    struct ecoc_pairs *pairs;/* [n] (NULL: none yet) what was measured or
+    struct ecoc_pairs *pairs;/* (NULL: none yet) what was measured or
                               * counted of each pair (result_pairs.c):
                               * ecoc_pair, ecoc_hops, ecoc_next, setters */
     int hops_counted;        /* 1: the routers between hosts were counted;
@@ -206,12 +208,13 @@ void ecoc_fit_sustained(double t_small, int small, double t_big, int big, double
 void ecoc_result_free(ecoc_result *r);
 
 /*
- * The result's pairs (result_pairs.c): each pair once, in the lists of
- * its lower host, its samples (40 bytes) when measured and its hops (8
- * bytes) when counted; sorted rows (eco_map_impl.h), so a lookup is a
- * binary search and the memory O(hosts + pairs).  10,000 hosts with 3
- * measured pairs a host took 1.9 MB, and 597 MB with hops counted for
- * every pair; the n x n arrays before took 3.6 GB either way.
+ * The result's pairs (result_pairs.c): the samples (40 bytes) of each
+ * measured pair once, in the sorted list of its lower host
+ * (eco_map_impl.h), a lookup a binary search; the hops of every pair,
+ * counted all at once, in a triangle of bytes.  10,000 hosts with 3
+ * measured pairs a host take 1.9 MB, and 52 MB with the hops of every
+ * pair (597 MB in sorted lists of 8 bytes a pair before; the n x n
+ * arrays before those took 3.6 GB).
  */
 /* The samples of pair a-b (either order), NULL when not measured. */
 const ecoc_stat *ecoc_pair(const ecoc_result *r, int a, int b);
@@ -222,11 +225,13 @@ int ecoc_hops(const ecoc_result *r, int a, int b);
  * for (b = ecoc_next(r, a, a); b < r->n; b = ecoc_next(r, a, b)) visits
  * a's known pairs with the hosts after it, in order. */
 int ecoc_next(const ecoc_result *r, int a, int b);
-/* Keep the samples (st->n > 0) or the hops (>= 0) of pair a != b, in
- * place of what was kept.  ECO_OK, ECO_ERR_ARG or ECO_ERR_NOMEM. */
+/* Keep the samples (st->n > 0) or the hops (0 to 254: the probes count
+ * at most 64) of pair a != b, in place of what was kept.  ECO_OK,
+ * ECO_ERR_ARG or ECO_ERR_NOMEM. */
 int ecoc_set_pair(ecoc_result *r, int a, int b, const ecoc_stat *st);
 int ecoc_set_hops(ecoc_result *r, int a, int b, int hops);
-/* The bytes the pairs take (their lists' capacity, the n list heads). */
+/* The bytes the pairs take (the lists' capacity, the n list heads, the
+ * hops' triangle once a pair's hops were kept). */
 size_t ecoc_pair_bytes(const ecoc_result *r);
 /* Free the pairs (r->pairs NULL); ecoc_result_free does. */
 void ecoc_pairs_free(ecoc_result *r);
@@ -287,5 +292,17 @@ typedef struct ecoc_sparse_ops {
  * measure(), or ECO_ERR_NOMEM.
  */
 int ecoc_sparse(int n, double threshold, const ecoc_sparse_ops *ops, long *measured);
+
+/* ------------------------------------------------------------------ */
+/* The hops datagrams' nonces (keyed_hash.c)                          */
+/* ------------------------------------------------------------------ */
+/* SipHash-2-4 of len bytes under a 128-bit key (the paper's byte order:
+ * the key and the message as little-endian words). */
+uint64_t ecoc_siphash24(const unsigned char key[16], const void *msg, size_t len);
+/* The nonce of the pair of probes a and b in a HOPS round whose secret
+ * key is key: SipHash-2-4 of the lower index then the higher, each 4
+ * bytes little-endian.  nonce(a, b) == nonce(b, a); unpredictable
+ * without the key, which the master draws afresh for every round. */
+uint64_t ecoc_hops_nonce(const unsigned char key[16], int a, int b);
 
 #endif /* ECO_CHAR_H */

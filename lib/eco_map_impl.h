@@ -11,8 +11,9 @@
 
 /* The subnet file's magic word and the version this library writes. */
 #define ECO_FILE_MAGIC "eco-subnets"
-#define ECO_FILE_VERSION 3 /* written as 2 when a map has no model, as 1
-                            * when it has no model and no hops */
+#define ECO_FILE_VERSION 4 /* written as 3 when a map has no hop classes,
+                            * as 2 when it has no model either, as 1
+                            * when it has no hops either */
 
 /*
  * The cost model (subnet file version 3, measured by eco-characterize):
@@ -67,18 +68,79 @@ int ecoi_model_renumber(ecoi_model *m, const int *new_of);
  * eco-characterize), so a map of n hosts and p pairs takes O(n + p)
  * memory where a matrix took n^2 (8,000 hosts: 1 GB).  Every pair is
  * kept twice, once in the list of each of its hosts, so that a host's
- * measured neighbours are one array.
+ * measured neighbours are one array.  The hops are apart (ecoi_hops).
  */
 typedef struct ecoi_link {
     int to;        /* the other host */
-    int hops;      /* routers between the two (whole numbers), -1: not measured */
-    double cost;   /* seconds, > 0; -1: not measured (hops only) */
+    double cost;   /* seconds, > 0 */
 } ecoi_link;
 
 typedef struct ecoi_adj {
     ecoi_link *link; /* [n], ascending by `to`, never the host itself */
     int n, cap;
 } ecoi_adj;
+
+/*
+ * The hops (routers between hosts; lib/hops.c).  eco-characterize counts
+ * them for every pair: 5 x 10^7 pairs at 10,000 hosts, as pairs 1.6 GB.
+ * But hops follow the network's segments, so the map keeps hop classes:
+ * each host's class (eco-characterize's: the hosts at 0 hops from the
+ * class's first host), a table of the hops between classes, and the
+ * pairs whose hops are not their classes' (exceptions: a lost datagram,
+ * an odd route).  Every pair's hops is its exception's when it has one,
+ * else its classes' (-1, unknown, when a host has no class).  100
+ * segments of 100 hosts: 100 classes, a table of 5,050 entries.
+ *
+ *   class:   h0 h1 h2 | h3 h4      table    0   1    exceptions
+ *              0      |  1           0   [  0   2 ]   h1-h4: 3
+ *                                    1   [      0 ]   h3-h4: -1
+ *
+ * A map built pair by pair (eco_map_add_hops, older files) has no
+ * classes: every pair with hops is an exception.
+ */
+typedef struct ecoi_hop {
+    int to;        /* the other host */
+    int hops;      /* the pair's hops, -1 not known */
+} ecoi_hop;
+
+typedef struct ecoi_hop_list {
+    ecoi_hop *row; /* [n] ascending by `to`; both hosts of a pair list it */
+    int n, cap;
+} ecoi_hop_list;
+
+typedef struct ecoi_hops {
+    int ncls;            /* hop classes, 0: none */
+    int *cls;            /* [map cap] host -> its class, -1: none */
+    short *table;        /* [ncls (ncls + 1) / 2] hops between classes
+                          * c <= d (ecoi_hops_tri), -1 unknown */
+    ecoi_hop_list *exc;  /* [map cap] each host's exceptions */
+    size_t nexc;         /* pairs with an exception */
+} ecoi_hops;
+
+/* The table's index of classes c and d (either order). */
+size_t ecoi_hops_tri(int ncls, int c, int d);
+/* The hops of pair a != b by the classes alone, -1 unknown. */
+int ecoi_hops_by_class(const ecoi_hops *h, int a, int b);
+/* Set the hops of pair a != b to exactly hops (-1: unknown): an
+ * exception when the classes say otherwise.  ECO_OK or ECO_ERR_NOMEM. */
+int ecoi_map_set_hops(eco_map *m, int a, int b, int hops);
+/* Replace the map's hops by those get(arg, a, b) gives for every pair
+ * a < b (-1 unknown), in hop classes: O(n^2) calls of get, memory
+ * O(n + classes^2 + exceptions).  ECO_OK or ECO_ERR_NOMEM (the map
+ * unchanged). */
+int ecoi_map_build_hops(eco_map *m, int (*get)(void *arg, int a, int b), void *arg);
+/* The hosts b != a at 0 hops from a, into out[] (room for every host):
+ * how many.  O(members of the classes at 0 hops + a's exceptions). */
+int ecoi_map_zero_hops(const eco_map *m, const int *first, const int *next, int a, int *out);
+/* The members of each class: first[c] then next[h], ascending, -1 ends
+ * (first: room for ncls, next: for nhosts). */
+void ecoi_hops_members(const eco_map *m, int *first, int *next);
+/* lib/map.c's storage: room for ncap hosts (old rows kept, new ones
+ * without class or exception), host p inserted (indexes from p move up),
+ * all freed.  ECO_OK or ECO_ERR_NOMEM. */
+int ecoi_hops_reserve(ecoi_hops *h, size_t old, size_t ncap);
+void ecoi_hops_insert_host(ecoi_hops *h, int nhosts, int p);
+void ecoi_hops_free(ecoi_hops *h, int cap);
 
 /*
  * Sorted rows (lib/map.c): an array of n rows of `size` bytes each,
@@ -104,8 +166,9 @@ struct eco_map {
     int nhosts;        /* number of hosts */
     int cap;           /* allocated rows of host[] / subnet[] / adj[] */
     char **host;       /* names, ascending by strcmp, unique */
-    ecoi_adj *adj;     /* [cap] host -> its measured pairs (cost or hops);
+    ecoi_adj *adj;     /* [cap] host -> its measured pairs (costs);
                         * symmetric: b in a's list iff a in b's, same values */
+    ecoi_hops hops;    /* the routers between hosts (lib/hops.c) */
     int *subnet;       /* host -> subnet index, -1 before partitioning */
     int nsubnets;      /* subnets are numbered by their first (lowest) host */
     int *degree;       /* [nsubnets] k of the k-ary tree inside the subnet */
@@ -122,7 +185,7 @@ struct eco_map {
 double ecoi_map_cost_ij(const eco_map *m, int a, int b);
 
 /* Routers between a pair, -1 when unmeasured, 0 when a == b (no bounds
- * checks). */
+ * checks; lib/hops.c).  O(log exceptions of a host). */
 int ecoi_map_hops_ij(const eco_map *m, int a, int b);
 
 /* Set the cost of the pair a != b (indexes, no bounds checks), replacing
@@ -142,13 +205,15 @@ typedef struct ecoi_pair {
 /* Merge n pairs into the map at once (O((n + p) log n), where adding them
  * one by one costs O(degree) each): the cheaper cost and the larger hops
  * win, as in eco_map_add_cost / eco_map_add_hops.  The caller checks the
- * indexes.  ECO_OK, or ECO_ERR_NOMEM with the map unchanged. */
+ * indexes.  ECO_OK, or ECO_ERR_NOMEM with the costs unchanged (and the
+ * hops, when the costs found no memory). */
 int ecoi_map_add_pairs(eco_map *m, const ecoi_pair *p, size_t n);
 
 /* The number of pairs with a measured cost. */
 size_t ecoi_map_measured_pairs(const eco_map *m);
 
-/* Does any pair of the map have hops?  (partition, the subnet writer) */
+/* Does any pair of the map have hops?  (partition, the subnet writer;
+ * lib/hops.c) */
 int ecoi_map_has_hops(const eco_map *m);
 
 /* Renumber subnets so that subnet i's lowest host is below subnet i+1's;
@@ -160,6 +225,9 @@ int ecoi_map_canonicalize_subnets(eco_map *m);
  * names[0..n-1], which must be valid, ascending by strcmp and unique
  * (copied), with no costs and no subnets.  NULL on bad input or no memory. */
 eco_map *ecoi_map_new_hosts(const char *const *names, int n);
+/* The same from n valid distinct names in any order (sorted here):
+ * rank[i] (room for n) is names[i]'s index in the map. */
+eco_map *ecoi_map_new_named(const char *const *names, int n, int *rank);
 
 /* Text helpers shared by the two readers and the writer (lib/costs.c). */
 typedef struct ecoi_text {

@@ -59,6 +59,8 @@ static int reserve(eco_map *m, int need)
         return ECO_ERR_NOMEM; /* what was grown stays: cap is the least of them */
     memset(adj + old, 0, (ncap - old) * sizeof *adj);
     m->adj = adj;
+    if (ecoi_hops_reserve(&m->hops, old, ncap) != ECO_OK)
+        return ECO_ERR_NOMEM;
     m->cap = (int)ncap;
     return ECO_OK;
 }
@@ -87,6 +89,7 @@ void eco_map_free(eco_map *map)
     for (int i = 0; map->adj && i < map->cap; i++)
         free(map->adj[i].link);
     free(map->adj);
+    ecoi_hops_free(&map->hops, map->cap);
     free(map->subnet);
     free(map->degree);
     ecoi_model_free(map->model);
@@ -117,6 +120,38 @@ eco_map *ecoi_map_new_hosts(const char *const *names, int n)
         m->nhosts = i + 1;
     }
     return m;
+}
+
+/* A name with its place in the caller's order, for sorting once. */
+typedef struct named {
+    const char *name;
+    int id;
+} named;
+
+static int cmp_named(const void *x, const void *y)
+{
+    return strcmp(((const named *)x)->name, ((const named *)y)->name);
+}
+
+eco_map *ecoi_map_new_named(const char *const *names, int n, int *rank)
+{
+    named *byname = malloc(((size_t)n + 1) * sizeof *byname);
+    const char **sorted = malloc(((size_t)n + 1) * sizeof *sorted);
+    eco_map *map = NULL;
+
+    if (n >= 0 && byname && sorted) {
+        for (int i = 0; i < n; i++)
+            byname[i] = (named){ names[i], i };
+        qsort(byname, (size_t)n, sizeof *byname, cmp_named);
+        for (int i = 0; i < n; i++) {
+            rank[byname[i].id] = i;
+            sorted[i] = byname[i].name;
+        }
+        map = ecoi_map_new_hosts(sorted, n);
+    }
+    free(byname);
+    free(sorted);
+    return map;
 }
 
 /* Binary search: the index of name, or -(insertion point) - 1. */
@@ -166,6 +201,7 @@ int eco_map_add_host(eco_map *map, const char *name)
         return ECO_ERR_NOMEM;
     if (pos < map->nhosts)
         open_index(map, pos);
+    ecoi_hops_insert_host(&map->hops, map->nhosts, pos);
     memmove(map->adj + pos + 1, map->adj + pos,
             (size_t)(map->nhosts - pos) * sizeof *map->adj);
     memset(&map->adj[pos], 0, sizeof map->adj[pos]);
@@ -275,16 +311,6 @@ double ecoi_map_cost_ij(const eco_map *m, int a, int b)
     return l ? l->cost : -1.0;
 }
 
-int ecoi_map_hops_ij(const eco_map *m, int a, int b)
-{
-    const ecoi_link *l;
-
-    if (a == b)
-        return 0;
-    l = get_link(m, a, b);
-    return l ? l->hops : -1;
-}
-
 /* Room for `extra` more links in a's list. */
 static int grow_list(ecoi_adj *a, int extra)
 {
@@ -300,25 +326,25 @@ static int grow_list(ecoi_adj *a, int extra)
 static ecoi_link *link_at(eco_map *m, int a, int b)
 {
     ecoi_adj *x = &m->adj[a];
-    ecoi_link fresh = { b, -1, -1.0 };
+    ecoi_link fresh = { b, -1.0 };
 
     if (grow_list(x, 1) != ECO_OK)
         return NULL;
     return &x->link[ecoi_rows_put(x->link, &x->n, sizeof fresh, &fresh)];
 }
 
-/* Drop the link a -> b when nothing of it is measured any more. */
+/* Drop the link a -> b when its cost is not measured any more. */
 static void drop_if_empty(eco_map *m, int a, int b)
 {
     ecoi_adj *x = &m->adj[a];
     int i = find_link(x, b);
 
-    if (i >= 0 && x->link[i].cost < 0.0 && x->link[i].hops < 0)
+    if (i >= 0 && x->link[i].cost < 0.0)
         ecoi_rows_remove(x->link, &x->n, i, sizeof *x->link);
 }
 
-/* Set the pair's cost and hops in both lists (each < 0: not measured). */
-static int set_pair(eco_map *m, int a, int b, double cost, int hops)
+/* Set the pair's cost in both lists (< 0: not measured). */
+static int set_pair(eco_map *m, int a, int b, double cost)
 {
     ecoi_link *ab, *ba;
 
@@ -328,7 +354,6 @@ static int set_pair(eco_map *m, int a, int b, double cost, int hops)
     ab = link_at(m, a, b);
     ba = link_at(m, b, a);
     ab->cost = ba->cost = cost < 0.0 ? -1.0 : cost;
-    ab->hops = ba->hops = hops < 0 ? -1 : hops;
     drop_if_empty(m, a, b);
     drop_if_empty(m, b, a);
     return ECO_OK;
@@ -338,7 +363,7 @@ int ecoi_map_set_cost(eco_map *m, int a, int b, double seconds)
 {
     if (a == b)
         return ECO_ERR_ARG; /* the diagonal is 0, not stored */
-    return set_pair(m, a, b, seconds, ecoi_map_hops_ij(m, a, b));
+    return set_pair(m, a, b, seconds);
 }
 
 size_t ecoi_map_measured_pairs(const eco_map *m)
@@ -366,13 +391,11 @@ static int cmp_dlink(const void *x, const void *y)
     return (p->l.to > q->l.to) - (p->l.to < q->l.to);
 }
 
-/* Fold link y into x: the cheaper cost, the larger hops. */
+/* Fold link y into x: the cheaper cost. */
 static void merge_link(ecoi_link *x, const ecoi_link *y)
 {
     if (y->cost > 0.0 && (x->cost < 0.0 || y->cost < x->cost))
         x->cost = y->cost;
-    if (y->hops > x->hops)
-        x->hops = y->hops;
 }
 
 /* Host h's list merged with the sorted new links d[0..nd-1] into out,
@@ -396,7 +419,8 @@ static int merge_list(const ecoi_adj *old, const dlink *d, size_t nd, ecoi_link 
     return len;
 }
 
-int ecoi_map_add_pairs(eco_map *m, const ecoi_pair *p, size_t n)
+/* The costs of ecoi_map_add_pairs: all lists remade at once. */
+static int add_costs(eco_map *m, const ecoi_pair *p, size_t n)
 {
     dlink *d;
     ecoi_link **fresh;
@@ -410,10 +434,9 @@ int ecoi_map_add_pairs(eco_map *m, const ecoi_pair *p, size_t n)
     if (!(d = malloc(2 * n * sizeof *d)))
         return ECO_ERR_NOMEM;
     for (i = 0; i < n; i++) {
-        ecoi_link l = { p[i].b, p[i].hops < 0 ? -1 : p[i].hops,
-                        p[i].cost > 0.0 ? p[i].cost : -1.0 };
-        if (l.cost < 0.0 && l.hops < 0)
-            continue; /* nothing measured */
+        ecoi_link l = { p[i].b, p[i].cost };
+        if (l.cost <= 0.0)
+            continue; /* no cost measured */
         d[nd].from = p[i].a;
         d[nd++].l = l;
         l.to = p[i].a;
@@ -452,6 +475,50 @@ int ecoi_map_add_pairs(eco_map *m, const ecoi_pair *p, size_t n)
     return rc;
 }
 
+/* Pairs by lower host, then higher. */
+static int cmp_pair(const void *x, const void *y)
+{
+    const ecoi_pair *p = x, *q = y;
+
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    return (p->b > q->b) - (p->b < q->b);
+}
+
+/* The hops of ecoi_map_add_pairs, in (lower, higher) order: each new
+ * exception goes at the end of both hosts' lists. */
+static int add_hops(eco_map *m, const ecoi_pair *p, size_t n)
+{
+    ecoi_pair *q;
+    size_t k = 0;
+    int rc = ECO_OK;
+
+    for (size_t i = 0; i < n; i++)
+        k += p[i].hops >= 0;
+    if (k == 0)
+        return ECO_OK;
+    if (!(q = malloc(k * sizeof *q)))
+        return ECO_ERR_NOMEM;
+    k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (p[i].hops >= 0)
+            q[k++] = (ecoi_pair){ p[i].a < p[i].b ? p[i].a : p[i].b,
+                                  p[i].a < p[i].b ? p[i].b : p[i].a, p[i].hops, -1.0 };
+    qsort(q, k, sizeof *q, cmp_pair);
+    for (size_t i = 0; i < k && rc == ECO_OK; i++)
+        if (q[i].hops > ecoi_map_hops_ij(m, q[i].a, q[i].b))
+            rc = ecoi_map_set_hops(m, q[i].a, q[i].b, q[i].hops);
+    free(q);
+    return rc;
+}
+
+int ecoi_map_add_pairs(eco_map *m, const ecoi_pair *p, size_t n)
+{
+    int rc = add_costs(m, p, n);
+
+    return rc == ECO_OK ? add_hops(m, p, n) : rc;
+}
+
 /* The indexes of two distinct valid names, added when new. */
 static int pair_of(eco_map *map, const char *a, const char *b, int *ia, int *ib)
 {
@@ -478,7 +545,7 @@ int eco_map_add_cost(eco_map *map, const char *a, const char *b, double seconds)
         return rc;
     old = ecoi_map_cost_ij(map, ia, ib);
     if (old < 0.0 || seconds < old)
-        return set_pair(map, ia, ib, seconds, ecoi_map_hops_ij(map, ia, ib));
+        return set_pair(map, ia, ib, seconds);
     return ECO_OK;
 }
 
@@ -491,7 +558,7 @@ int eco_map_add_hops(eco_map *map, const char *a, const char *b, int hops)
     if ((rc = pair_of(map, a, b, &ia, &ib)) != ECO_OK)
         return rc;
     if (ecoi_map_hops_ij(map, ia, ib) < hops) /* the longer way of the two directions */
-        return set_pair(map, ia, ib, ecoi_map_cost_ij(map, ia, ib), hops);
+        return ecoi_map_set_hops(map, ia, ib, hops);
     return ECO_OK;
 }
 
@@ -543,15 +610,6 @@ int eco_map_hops(const eco_map *map, int a, int b)
     if (a == b)
         return 0;
     return ecoi_map_hops_ij(map, a, b) >= 0 ? ecoi_map_hops_ij(map, a, b) : ECO_ERR_NOTFOUND;
-}
-
-int ecoi_map_has_hops(const eco_map *m)
-{
-    for (int a = 0; a < m->nhosts; a++)
-        for (int i = 0; i < m->adj[a].n; i++)
-            if (m->adj[a].link[i].hops >= 0)
-                return 1;
-    return 0;
 }
 
 double eco_map_threshold(const eco_map *map)

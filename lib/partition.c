@@ -105,6 +105,8 @@ typedef struct hopwork {
     long long *zero; /* [n] root -> pairs at 0 hops with the subnet at hand */
     int *into;     /* [n] root -> root to join, -1 */
     double *in_min, *out_min;
+    int *cfirst, *cnext; /* the hop classes' members (ecoi_hops_members) */
+    int *out;      /* [n] the hosts at 0 hops from one */
 } hopwork;
 
 static int all_unplaced(const hopwork *w, int s, double f)
@@ -117,17 +119,18 @@ static int all_unplaced(const hopwork *w, int s, double f)
 
 /* The one subnet (root) that shares subnet s's network, or -1: the
  * subnets r whose every pair with s has 0 hops measured, counted over
- * the measured pairs of s's hosts (zero[] is all 0 on entry and exit). */
+ * the hosts at 0 hops from s's (ecoi_map_zero_hops; zero[] is all 0 on
+ * entry and exit). */
 static int shared_network(const eco_map *m, const hopwork *w, int s)
 {
     int found = -1, two = 0;
 
     for (int pass = 0; pass < 2; pass++)
-        for (int a = w->first[s]; a >= 0; a = w->next[a])
-            for (int i = 0; i < m->adj[a].n; i++) {
-                const ecoi_link *l = &m->adj[a].link[i];
-                int r = w->root[l->to];
-                if (r == s || l->hops != 0)
+        for (int a = w->first[s]; a >= 0; a = w->next[a]) {
+            int k = ecoi_map_zero_hops(m, w->cfirst, w->cnext, a, w->out);
+            for (int i = 0; i < k; i++) {
+                int r = w->root[w->out[i]];
+                if (r == s)
                     continue;
                 if (pass == 0) {
                     w->zero[r]++;
@@ -140,6 +143,7 @@ static int shared_network(const eco_map *m, const hopwork *w, int s)
                 }
                 w->zero[r] = 0;
             }
+        }
     return two ? -1 : found; /* two candidates: the hops do not say which */
 }
 
@@ -153,7 +157,7 @@ static void costs_around(const eco_map *m, hopwork *w)
             double c = m->adj[a].link[b].cost;
             int to = m->adj[a].link[b].to;
             double *side = w->root[a] == w->root[to] ? &w->in_min[a] : &w->out_min[a];
-            if (c > 0.0 && c < *side)
+            if (c < *side)
                 *side = c;
         }
     }
@@ -175,7 +179,12 @@ static int place_by_hops(const eco_map *m, uf *u, double f)
     w.into = malloc(n * sizeof *w.into);
     w.in_min = malloc(n * sizeof *w.in_min);
     w.out_min = malloc(n * sizeof *w.out_min);
-    if (w.root && w.first && w.next && w.size && w.zero && w.into && w.in_min && w.out_min) {
+    w.cfirst = malloc(((size_t)m->hops.ncls + 1) * sizeof *w.cfirst);
+    w.cnext = malloc(n * sizeof *w.cnext);
+    w.out = malloc(n * sizeof *w.out);
+    if (w.root && w.first && w.next && w.size && w.zero && w.into && w.in_min && w.out_min &&
+        w.cfirst && w.cnext && w.out) {
+        ecoi_hops_members(m, w.cfirst, w.cnext);
         for (int h = 0; h < m->nhosts; h++) {
             w.root[h] = find(u, h);
             w.first[h] = w.into[h] = -1;
@@ -202,6 +211,9 @@ static int place_by_hops(const eco_map *m, uf *u, double f)
     free(w.into);
     free(w.in_min);
     free(w.out_min);
+    free(w.cfirst);
+    free(w.cnext);
+    free(w.out);
     return rc;
 }
 

@@ -2,13 +2,24 @@
 /*
  * result_pairs.c -- what eco-characterize's result knows of each pair
  * (eco_char.h): its samples when measured, the routers between its hosts
- * when counted, and nothing for the others.  Host a's lists hold its
- * pairs with the hosts b > a, each pair once, as sorted rows keyed by b
- * (eco_map_impl.h, the functions of the map's lists): a lookup is a
- * binary search in the lower host's list, and a host's pairs in order
- * are its lists in order.  The samples and the hops are two lists: the
- * hops are counted for every pair, the samples in the sparse mode for a
- * few a host, and a pair with hops only takes 8 bytes.
+ * when counted, and nothing for the others.
+ *
+ * The samples: host a's list holds its measured pairs with the hosts
+ * b > a, each pair once, as sorted rows keyed by b (eco_map_impl.h, the
+ * functions of the map's lists): a lookup is a binary search in the lower
+ * host's list.  The sparse mode measures a few pairs a host.
+ *
+ * The hops: counted for every pair at once (one round of datagrams), so
+ * a triangle of bytes, one a pair (hops + 1, 0 unknown): 50 MB at 10,000
+ * hosts where sorted rows of 8 bytes a pair took 597 MB.  Allocated
+ * zeroed by the first pair kept: the pages of a triangle nobody fills
+ * stay untouched.
+ *
+ *        b: 1  2  3  4          pair (a, b), a < b, at
+ *   a = 0 [ .  .  .  . ]        a * n - a * (a + 1) / 2 + b - a - 1:
+ *   a = 1    [ .  .  . ]        row a holds the pairs with b > a,
+ *   a = 2       [ .  . ]        in order
+ *   a = 3          [ . ]
  *
  * In libecocore beside the matrix writer (costs.c), which reads them.
  */
@@ -20,15 +31,18 @@
 #include "eco_char.h"
 #include "eco_map_impl.h" /* ecoi_rows_* */
 
-typedef struct pair_rows {
-    void *row;
-    int n, cap;
-} pair_rows;
+/* The most hops the triangle holds: a byte, less the unknown (the probes
+ * count at most ECOC_HOPS_TTL, 64). */
+#define MAX_KEPT_HOPS 254
 
-enum { SAMPLES, HOPS };
+typedef struct stat_rows {
+    struct stat_row *row;
+    int n, cap;
+} stat_rows;
 
 struct ecoc_pairs {
-    pair_rows list[2];   /* [SAMPLES] stat_row, [HOPS] hops_row */
+    stat_rows *samples;   /* [n] */
+    unsigned char *hops;  /* [n (n - 1) / 2] hops + 1, 0 unknown; NULL: none yet */
 };
 
 typedef struct stat_row {
@@ -36,117 +50,127 @@ typedef struct stat_row {
     ecoc_stat st;
 } stat_row;
 
-typedef struct hops_row {
-    int to;
-    int hops;
-} hops_row;
-
-static const size_t row_size[2] = { sizeof(stat_row), sizeof(hops_row) };
-
 static int pair_ok(const ecoc_result *r, int a, int b)
 {
     return a != b && a >= 0 && b >= 0 && a < r->n && b < r->n;
 }
 
-/* Pair a-b's row of list k, NULL when none. */
-static const void *row_of(const ecoc_result *r, int a, int b, int k)
+/* The triangle's index of pair a < b (drawn above). */
+static size_t tri(const ecoc_result *r, int a, int b)
 {
-    const pair_rows *l;
-    int i;
+    return (size_t)a * (size_t)r->n - (size_t)a * (size_t)(a + 1) / 2 + (size_t)(b - a - 1);
+}
 
-    if (!r->pairs || !pair_ok(r, a, b))
-        return NULL;
-    l = &r->pairs[a < b ? a : b].list[k];
-    i = ecoi_rows_find(l->row, l->n, row_size[k], a < b ? b : a);
-    return i >= 0 ? (const char *)l->row + (size_t)i * row_size[k] : NULL;
+/* The pairs, made (empty) when missing; NULL: no memory. */
+static struct ecoc_pairs *pairs_of(ecoc_result *r)
+{
+    if (!r->pairs && (r->pairs = calloc(1, sizeof *r->pairs)) &&
+        !(r->pairs->samples = calloc((size_t)r->n + 1, sizeof *r->pairs->samples))) {
+        free(r->pairs);
+        r->pairs = NULL;
+    }
+    return r->pairs;
 }
 
 const ecoc_stat *ecoc_pair(const ecoc_result *r, int a, int b)
 {
-    const stat_row *s = row_of(r, a, b, SAMPLES);
+    const stat_rows *l;
+    int i;
 
-    return s ? &s->st : NULL;
+    if (!r->pairs || !pair_ok(r, a, b))
+        return NULL;
+    l = &r->pairs->samples[a < b ? a : b];
+    i = ecoi_rows_find(l->row, l->n, sizeof *l->row, a < b ? b : a);
+    return i >= 0 ? &l->row[i].st : NULL;
 }
 
 int ecoc_hops(const ecoc_result *r, int a, int b)
 {
-    const hops_row *h;
-
     if (a == b)
         return 0;
-    h = r->hops_counted ? row_of(r, a, b, HOPS) : NULL;
-    return h ? h->hops : -1;
+    if (!r->hops_counted || !r->pairs || !r->pairs->hops || !pair_ok(r, a, b))
+        return -1;
+    return (int)r->pairs->hops[a < b ? tri(r, a, b) : tri(r, b, a)] - 1;
 }
 
 int ecoc_next(const ecoc_result *r, int a, int b)
 {
-    int next = r->n, lists = r->hops_counted ? 2 : 1;
+    int next = r->n;
 
-    for (int k = 0; r->pairs && a >= 0 && a < r->n && k < lists; k++) {
-        const pair_rows *l = &r->pairs[a].list[k];
-        int i = ecoi_rows_find(l->row, l->n, row_size[k], b + 1);
+    if (!r->pairs || a < 0 || a >= r->n)
+        return next;
+    {
+        const stat_rows *l = &r->pairs->samples[a];
+        int i = ecoi_rows_find(l->row, l->n, sizeof *l->row, b + 1);
         if (i < 0)
             i = -i - 1;
-        if (i < l->n && ecoi_rows_key(l->row, i, row_size[k]) < next)
-            next = ecoi_rows_key(l->row, i, row_size[k]);
+        if (i < l->n)
+            next = l->row[i].to;
+    }
+    if (r->hops_counted && r->pairs->hops) { /* a's row of the triangle, from b + 1 */
+        int c = b + 1 > a ? b + 1 : a + 1;
+        for (size_t at = c < r->n ? tri(r, a, c) : 0; c < next; c++, at++)
+            if (r->pairs->hops[at])
+                return c;
     }
     return next;
 }
 
-/* Keep row in list k of pair a-b's lower host, in place of the pair's
- * row there; its key (the higher host) is set here. */
-static int keep(ecoc_result *r, int a, int b, int k, void *row)
-{
-    pair_rows *l;
-    void *grown;
-    int i;
-
-    if (!pair_ok(r, a, b))
-        return ECO_ERR_ARG;
-    if (!r->pairs && !(r->pairs = calloc((size_t)r->n, sizeof *r->pairs)))
-        return ECO_ERR_NOMEM;
-    l = &r->pairs[a < b ? a : b].list[k];
-    *(int *)row = a < b ? b : a;
-    if (!(grown = ecoi_rows_reserve(l->row, &l->cap, l->n + 1, row_size[k])))
-        return ECO_ERR_NOMEM;
-    l->row = grown;
-    i = ecoi_rows_put(l->row, &l->n, row_size[k], row);
-    memcpy((char *)l->row + (size_t)i * row_size[k], row, row_size[k]);
-    return ECO_OK;
-}
-
 int ecoc_set_pair(ecoc_result *r, int a, int b, const ecoc_stat *st)
 {
-    stat_row s;
+    stat_rows *l;
+    stat_row *grown, s;
+    int i;
 
-    if (!st || st->n <= 0)
+    if (!st || st->n <= 0 || !pair_ok(r, a, b))
         return ECO_ERR_ARG;
+    if (!pairs_of(r))
+        return ECO_ERR_NOMEM;
+    l = &r->pairs->samples[a < b ? a : b];
+    if (!(grown = ecoi_rows_reserve(l->row, &l->cap, l->n + 1, sizeof *l->row)))
+        return ECO_ERR_NOMEM;
+    l->row = grown;
+    s.to = a < b ? b : a;
     s.st = *st;
-    return keep(r, a, b, SAMPLES, &s);
+    i = ecoi_rows_put(l->row, &l->n, sizeof s, &s);
+    l->row[i] = s; /* in place of what was kept */
+    return ECO_OK;
 }
 
 int ecoc_set_hops(ecoc_result *r, int a, int b, int hops)
 {
-    hops_row h = { 0, hops };
+    size_t cells = (size_t)r->n * (size_t)(r->n - 1) / 2;
 
-    return hops < 0 ? ECO_ERR_ARG : keep(r, a, b, HOPS, &h);
+    if (hops < 0 || hops > MAX_KEPT_HOPS || !pair_ok(r, a, b))
+        return ECO_ERR_ARG;
+    if (!pairs_of(r) || (!r->pairs->hops && !(r->pairs->hops = calloc(cells, 1))))
+        return ECO_ERR_NOMEM;
+    r->pairs->hops[a < b ? tri(r, a, b) : tri(r, b, a)] = (unsigned char)(hops + 1);
+    return ECO_OK;
 }
 
 size_t ecoc_pair_bytes(const ecoc_result *r)
 {
-    size_t bytes = r->pairs ? (size_t)r->n * sizeof *r->pairs : 0;
+    size_t bytes;
 
-    for (int a = 0; r->pairs && a < r->n; a++)
-        for (int k = 0; k < 2; k++)
-            bytes += (size_t)r->pairs[a].list[k].cap * row_size[k];
+    if (!r->pairs)
+        return 0;
+    bytes = sizeof *r->pairs + (size_t)r->n * sizeof *r->pairs->samples;
+    for (int a = 0; a < r->n; a++)
+        bytes += (size_t)r->pairs->samples[a].cap * sizeof(stat_row);
+    if (r->pairs->hops)
+        bytes += (size_t)r->n * (size_t)(r->n - 1) / 2;
     return bytes;
 }
 
 void ecoc_pairs_free(ecoc_result *r)
 {
     for (int a = 0; r->pairs && a < r->n; a++)
-        for (int k = 0; k < 2; k++)
-            free(r->pairs[a].list[k].row);
+        free(r->pairs->samples[a].row);
+    if (r->pairs) {
+        free(r->pairs->samples);
+        free(r->pairs->hops);
+    }
     free(r->pairs);
     r->pairs = NULL;
 }

@@ -8,7 +8,12 @@
  *   threshold 0.2
  *   host NAME                      one per host
  *   cost A B SECONDS               one per measured pair
- *   hops A B N                     routers between a pair (version 2)
+ *   hops A B N                     routers between a pair (version 2;
+ *                                  version 4: N or -, where the classes
+ *                                  say otherwise)
+ *   hopclass C HOST...             hop class C, 0..C-1 in order (version 4)
+ *   hoprow C H...                  hops from class C to C, C+1, ...: N, -
+ *                                  or NxR (R times N) (version 4)
  *   subnet ID k=K HOST...          ID 0..S-1 in order, every host once
  *   model task ALPHA BETA          the cost model (version 3, all of it):
  *   model link S T ALPHA BETA      one way, ALPHA + BETA * bytes seconds,
@@ -49,8 +54,7 @@ static const char *unwritable(const eco_map *m)
     return NULL;
 }
 
-/* The pairs in order (a < b, each host's list ascending): all costs,
- * then all hops. */
+/* The pairs in order (a < b, each host's list ascending): all costs. */
 static void print_costs(const eco_map *m, FILE *out)
 {
     char num[40];
@@ -63,12 +67,73 @@ static void print_costs(const eco_map *m, FILE *out)
             ecoi_format_double(l->cost, num, sizeof num);
             fprintf(out, "cost %s %s %s\n", m->host[a], m->host[l->to], num);
         }
-    for (int a = 0; a < m->nhosts; a++)
-        for (int i = 0; i < m->adj[a].n; i++) {
-            const ecoi_link *l = &m->adj[a].link[i];
-            if (l->to > a && l->hops >= 0)
-                fprintf(out, "hops %s %s %d\n", m->host[a], m->host[l->to], l->hops);
+}
+
+/* One entry of a hoprow: N, -, NxR. */
+static void print_run(int hops, int reps, FILE *out)
+{
+    if (hops >= 0)
+        fprintf(out, " %d", hops);
+    else
+        fputs(" -", out);
+    if (reps > 1)
+        fprintf(out, "x%d", reps);
+}
+
+/* The hop classes (version 4): each class's hosts, then its row of the
+ * table from itself on, equal neighbours run together. */
+static int print_hop_classes(const eco_map *m, FILE *out)
+{
+    const ecoi_hops *h = &m->hops;
+    int *first = malloc(((size_t)h->ncls + 1) * sizeof *first);
+    int *next = malloc(((size_t)m->nhosts + 1) * sizeof *next);
+
+    if (!first || !next) {
+        free(first);
+        free(next);
+        return ECO_ERR_NOMEM;
+    }
+    ecoi_hops_members(m, first, next);
+    for (int c = 0; c < h->ncls; c++) {
+        fprintf(out, "hopclass %d", c);
+        for (int x = first[c]; x >= 0; x = next[x])
+            fprintf(out, " %s", m->host[x]);
+        fputc('\n', out);
+    }
+    for (int c = 0; c < h->ncls; c++) {
+        fprintf(out, "hoprow %d", c);
+        for (int d = c, reps; d < h->ncls; d += reps) {
+            int v = h->table[ecoi_hops_tri(h->ncls, c, d)];
+            for (reps = 1; d + reps < h->ncls &&
+                           h->table[ecoi_hops_tri(h->ncls, c, d + reps)] == v; reps++)
+                ;
+            print_run(v, reps, out);
         }
+        fputc('\n', out);
+    }
+    free(first);
+    free(next);
+    return ECO_OK;
+}
+
+/* The hops: the classes when the map has them, then the pairs that are
+ * exceptions (all pairs with hops when there are no classes), a < b. */
+static int print_hops(const eco_map *m, FILE *out)
+{
+    const ecoi_hops *h = &m->hops;
+    int rc = h->ncls > 0 ? print_hop_classes(m, out) : ECO_OK;
+
+    for (int a = 0; a < m->nhosts && rc == ECO_OK; a++)
+        for (int i = 0; i < h->exc[a].n; i++) {
+            const ecoi_hop *x = &h->exc[a].row[i];
+            if (x->to < a)
+                continue;
+            if (x->hops >= 0)
+                fprintf(out, "hops %s %s %d\n", m->host[a], m->host[x->to], x->hops);
+            else
+                fprintf(out, "hops %s %s -\n", m->host[a], m->host[x->to]);
+        }
+    return rc;
 }
 
 /* One line per subnet; hosts bucketed by subnet in one pass. */
@@ -131,7 +196,8 @@ static void print_model(const ecoi_model *mo, FILE *out)
 int eco_map_fprint(const eco_map *map, FILE *out)
 {
     char num[40];
-    int rc, version = map && map->model ? 3 : map && ecoi_map_has_hops(map) ? 2 : 1;
+    int rc, version = !map ? 1 : map->hops.ncls > 0 ? 4 : map->model ? 3
+                    : ecoi_map_has_hops(map) ? 2 : 1;
 
     if (!map || !out || unwritable(map))
         return ECO_ERR_ARG;
@@ -145,7 +211,9 @@ int eco_map_fprint(const eco_map *map, FILE *out)
     for (int h = 0; h < map->nhosts; h++)
         fprintf(out, "host %s\n", map->host[h]);
     print_costs(map, out);
-    rc = print_subnets(map, out);
+    rc = print_hops(map, out);
+    if (rc == ECO_OK)
+        rc = print_subnets(map, out);
     if (rc == ECO_OK && map->model) {
         fprintf(out, "# cost model: one way, ALPHA + BETA * bytes seconds\n");
         print_model(map->model, out);
@@ -366,6 +434,46 @@ static int check_model(reader *r, const rec *x, char **f)
                "'model busy', not 'model %.64s'", x->nf >= 2 ? f[1] : "");
 }
 
+/* An entry of a hoprow: N (0..ECO_MAX_HOPS) or - (not counted), then
+ * optionally xR, R times (1..999999999).  0, or -1. */
+static int hop_entry(const char *s, int *hops, int *reps)
+{
+    char value[16];
+    const char *x = strchr(s, 'x');
+    size_t len = x ? (size_t)(x - s) : strlen(s);
+
+    *reps = 1;
+    if (len == 0 || len >= sizeof value || (x && ecoi_parse_int(x + 1, 1, 999999999, reps) != 0))
+        return -1;
+    memcpy(value, s, len);
+    value[len] = '\0';
+    if (strcmp(value, "-") == 0) {
+        *hops = -1;
+        return 0;
+    }
+    return ecoi_parse_int(value, 0, ECO_MAX_HOPS, hops);
+}
+
+/* hopclass C HOST... and hoprow C H... (version 4). */
+static int check_hop_line(reader *r, const rec *x, char **f)
+{
+    int id, hops, reps;
+
+    if (r->version < 4)
+        return bad(r, x->line, "'%s' lines need version 4 (the header says %d)", f[0],
+                   r->version);
+    if (x->nf < 3)
+        return bad(r, x->line, "expected '%s'", strcmp(f[0], "hopclass") == 0
+                   ? "hopclass CLASS HOST..." : "hoprow CLASS HOPS...");
+    if (ecoi_parse_int(f[1], 0, 999999999, &id) != 0)
+        return bad(r, x->line, "bad hop class '%.32s'", f[1]);
+    for (int i = 2; strcmp(f[0], "hoprow") == 0 && i < x->nf; i++)
+        if (hop_entry(f[i], &hops, &reps) != 0)
+            return bad(r, x->line, "bad hops '%.64s' (N from 0 to %d or -, then xR to "
+                       "repeat it R times)", f[i], ECO_MAX_HOPS);
+    return ECO_OK;
+}
+
 /* Pass 1, in line order: keywords, field counts, numbers. */
 static int check_line(reader *r, const rec *x)
 {
@@ -399,10 +507,15 @@ static int check_line(reader *r, const rec *x)
                        r->version);
         if (x->nf != 4)
             return bad(r, x->line, "expected 'hops HOST_A HOST_B N'");
+        if (r->version >= 4 && strcmp(f[3], "-") == 0)
+            return ECO_OK; /* not counted, where the classes say a number */
         if (ecoi_parse_int(f[3], 0, ECO_MAX_HOPS, &hops) != 0)
-            return bad(r, x->line, "bad hops '%.64s' (0 to %d)", f[3], ECO_MAX_HOPS);
+            return bad(r, x->line, "bad hops '%.64s' (0 to %d%s)", f[3], ECO_MAX_HOPS,
+                       r->version >= 4 ? ", or - when not counted" : "");
         return ECO_OK;
     }
+    if (strcmp(f[0], "hopclass") == 0 || strcmp(f[0], "hoprow") == 0)
+        return check_hop_line(r, x, f);
     if (strcmp(f[0], "model") == 0)
         return check_model(r, x, f);
     if (strcmp(f[0], ECO_FILE_MAGIC) == 0)
@@ -526,6 +639,7 @@ static size_t read_pairs(reader *r, const char *kw, pairline *pl, int *why)
         }
         pl[n].p = (ecoi_pair){ a < b ? a : b, a < b ? b : a, -1, -1.0 };
         if (strcmp(kw, "hops") == 0) {
+            hops = -1; /* "-" (version 4) */
             (void)ecoi_parse_int(f[3], 0, ECO_MAX_HOPS, &hops);
             pl[n].p.hops = hops;
         } else
@@ -565,6 +679,13 @@ static int load_pairs(reader *r, const char *kw)
         rc = bad(r, pl[dup].line, "second %s for the pair %s %s (first on line %d)", kw,
                  r->map->host[pl[dup].p.a], r->map->host[pl[dup].p.b], pl[first].line);
     }
+    if (rc == ECO_OK && r->version >= 4 && strcmp(kw, "hops") == 0) {
+        /* exactly these hops, over the classes' (sorted: appended) */
+        for (size_t i = 0; i < n && rc == ECO_OK; i++)
+            rc = ecoi_map_set_hops(r->map, pl[i].p.a, pl[i].p.b, pl[i].p.hops);
+        free(pl);
+        return rc;
+    }
     if (rc == ECO_OK && !(p = malloc((n + 1) * sizeof *p)))
         rc = ECO_ERR_NOMEM;
     if (rc == ECO_OK) {
@@ -574,6 +695,131 @@ static int load_pairs(reader *r, const char *kw)
         free(p);
     }
     free(pl);
+    return rc;
+}
+
+/* The number of kw lines. */
+static int count_lines(const reader *r, const char *kw)
+{
+    int count = 0;
+
+    for (size_t i = 1; i < r->nrec; i++)
+        count += is(r, &r->rec[i], kw);
+    return count;
+}
+
+/* The kw lines (subnet, hopclass) in file order, their IDs (what) 0, 1,
+ * 2, ... in order, each given to load with its ID and line_of[], where
+ * it records its line. */
+static int load_numbered(reader *r, const char *kw, const char *what,
+                         int (*load)(reader *, const rec *, int, int *), int *line_of)
+{
+    int count = 0, id, rc = ECO_OK;
+
+    for (size_t i = 1; i < r->nrec && rc == ECO_OK; i++) {
+        const rec *x = &r->rec[i];
+        if (!is(r, x, kw))
+            continue;
+        (void)ecoi_parse_int(r->tok[x->first + 1], 0, 999999999, &id);
+        if (id != count)
+            rc = bad(r, x->line, "%s %d out of order (expected %d)", what, id, count);
+        else
+            rc = load(r, x, count++, line_of);
+    }
+    return rc;
+}
+
+/* One hopclass line: its hosts join class id; line_of[] says where. */
+static int load_hop_class(reader *r, const rec *x, int id, int *line_of)
+{
+    char **f = &r->tok[x->first];
+    int *cls = r->map->hops.cls, h, rc;
+
+    line_of[id] = x->line;
+    for (int i = 2; i < x->nf; i++) {
+        if ((rc = host_at(r, f[i], x->line, &h)) != ECO_OK)
+            return rc;
+        if (cls[h] >= 0)
+            return bad(r, x->line, "host '%s' already in hop class %d (line %d)", f[i],
+                       cls[h], line_of[cls[h]]);
+        cls[h] = id;
+    }
+    return ECO_OK;
+}
+
+/* Pass 3a (version 4): the hopclass lines, 0, 1, 2, ... in order, and
+ * the table they need. */
+static int load_hop_classes(reader *r)
+{
+    ecoi_hops *h = &r->map->hops;
+    int count = count_lines(r, "hopclass"), rc, *line_of;
+    size_t cells = (size_t)count * (size_t)(count + 1) / 2;
+
+    h->table = malloc((cells + 1) * sizeof *h->table);
+    if (!(line_of = malloc(((size_t)count + 1) * sizeof *line_of)) || !h->table) {
+        free(line_of);
+        return ECO_ERR_NOMEM;
+    }
+    for (size_t t = 0; t < cells; t++)
+        h->table[t] = -1;
+    h->ncls = count;
+    rc = load_numbered(r, "hopclass", "hop class", load_hop_class, line_of);
+    free(line_of);
+    return rc;
+}
+
+/* One hoprow line into the table: exactly the classes from its own on. */
+static int load_hop_row(reader *r, const rec *x, int *line_of)
+{
+    char **f = &r->tok[x->first];
+    ecoi_hops *h = &r->map->hops;
+    long long given = 0, want;
+    int c, hops, reps;
+
+    (void)ecoi_parse_int(f[1], 0, 999999999, &c);
+    if (c >= h->ncls)
+        return bad(r, x->line, "no hop class %d (the file has %d)", c, h->ncls);
+    if (line_of[c])
+        return bad(r, x->line, "second 'hoprow %d' (first on line %d)", c, line_of[c]);
+    line_of[c] = x->line;
+    want = h->ncls - c;
+    for (int i = 2; i < x->nf && given <= want; i++) {
+        (void)hop_entry(f[i], &hops, &reps);
+        for (long long k = given; k < given + reps && k < want; k++)
+            h->table[ecoi_hops_tri(h->ncls, c, c + (int)k)] = (short)hops;
+        given += reps;
+    }
+    if (given != want)
+        return bad(r, x->line, "'hoprow %d' gives %s hops than the %lld classes from %d on",
+                   c, given < want ? "fewer" : "more", want, c);
+    return ECO_OK;
+}
+
+/* Pass 3b (version 4): a hoprow line for every class; a class of one
+ * host has no pair inside (its cell is -1 whatever the file says). */
+static int load_hop_rows(reader *r)
+{
+    ecoi_hops *h = &r->map->hops;
+    int rc = ECO_OK, *line_of = calloc((size_t)h->ncls + 1, sizeof *line_of);
+    int *size = calloc((size_t)h->ncls + 1, sizeof *size);
+
+    if (!line_of || !size)
+        rc = ECO_ERR_NOMEM;
+    for (size_t i = 1; i < r->nrec && rc == ECO_OK; i++)
+        if (is(r, &r->rec[i], "hoprow"))
+            rc = load_hop_row(r, &r->rec[i], line_of);
+    for (int c = 0; c < h->ncls && rc == ECO_OK; c++)
+        if (!line_of[c])
+            rc = bad(r, r->header_line, "no 'hoprow %d' line (every hop class has its row)",
+                     c);
+    for (int a = 0; a < r->map->nhosts && rc == ECO_OK; a++)
+        if (h->cls[a] >= 0)
+            size[h->cls[a]]++;
+    for (int c = 0; c < h->ncls && rc == ECO_OK; c++)
+        if (size[c] == 1)
+            h->table[ecoi_hops_tri(h->ncls, c, c)] = -1;
+    free(line_of);
+    free(size);
     return rc;
 }
 
@@ -599,27 +845,15 @@ static int load_subnet(reader *r, const rec *x, int id, int *line_of)
 /* Pass 4: the subnet lines, IDs 0, 1, 2, ... in order. */
 static int load_subnets(reader *r)
 {
-    int count = 0, id, rc = ECO_OK, *line_of;
+    int count = count_lines(r, "subnet"), rc, *line_of;
 
-    for (size_t i = 1; i < r->nrec; i++)
-        count += is(r, &r->rec[i], "subnet");
     r->map->degree = malloc(((size_t)count + 1) * sizeof *r->map->degree);
     line_of = malloc(((size_t)count + 1) * sizeof *line_of);
     if (!r->map->degree || !line_of) {
         free(line_of);
         return ECO_ERR_NOMEM;
     }
-    count = 0;
-    for (size_t i = 1; i < r->nrec && rc == ECO_OK; i++) {
-        const rec *x = &r->rec[i];
-        if (!is(r, x, "subnet"))
-            continue;
-        (void)ecoi_parse_int(r->tok[x->first + 1], 0, 999999999, &id);
-        if (id != count)
-            rc = bad(r, x->line, "subnet ID %d out of order (expected %d)", id, count);
-        else
-            rc = load_subnet(r, x, count++, line_of);
-    }
+    rc = load_numbered(r, "subnet", "subnet ID", load_subnet, line_of);
     r->map->nsubnets = count;
     free(line_of);
     return rc;
@@ -723,6 +957,13 @@ static int load_model(reader *r)
 
     if (r->version < 3)
         return ECO_OK;
+    if (r->version >= 4) { /* the model is optional from version 4 on */
+        size_t i = 1;
+        while (i < r->nrec && !is(r, &r->rec[i], "model"))
+            i++;
+        if (i == r->nrec)
+            return ECO_OK;
+    }
     mo = ecoi_model_new(r->map->nsubnets);
     line = calloc(1 + n * n + n + 1, sizeof *line);
     if (!mo || !line) {
@@ -787,6 +1028,10 @@ int eco_map_read(const char *path, eco_map **map, char *err, size_t errlen)
         rc = make_hosts(&r);
     if (rc == ECO_OK)
         rc = load_pairs(&r, "cost");
+    if (rc == ECO_OK && r.version >= 4)
+        rc = load_hop_classes(&r);
+    if (rc == ECO_OK && r.version >= 4)
+        rc = load_hop_rows(&r);
     if (rc == ECO_OK)
         rc = load_pairs(&r, "hops");
     if (rc == ECO_OK)

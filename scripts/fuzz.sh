@@ -56,7 +56,7 @@ fi
 mkdir -p "$out/bin" || exit 1
 version=$(sed -n 's/^AC_INIT(\[libeco\], \[\([^]]*\)\].*/\1/p' configure.ac)
 printf '#define PACKAGE_VERSION "%s"\n' "${version:-0}" >"$out/bin/config.h"
-SRCS="lib/status.c lib/map.c lib/costs.c lib/result_pairs.c lib/subnet_file.c lib/atomic_file.c lib/partition.c lib/model.c"
+SRCS="lib/status.c lib/map.c lib/hops.c lib/costs.c lib/result_pairs.c lib/subnet_file.c lib/atomic_file.c lib/partition.c lib/model.c"
 CFLAGS="-g -O1 -Wall -Wextra -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 for t in $targets; do
     [ -f "tests/fuzz/fuzz_$t.c" ] || { echo "fuzz: no target tests/fuzz/fuzz_$t.c" >&2; exit 2; }

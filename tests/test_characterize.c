@@ -18,6 +18,7 @@
 #include <CUnit/CUnit.h>
 
 #include "eco_char.h"
+#include "eco_map_impl.h" /* the map's hop classes */
 #include "cunit_common.h"
 
 /* ------------------------------------------------------------------ */
@@ -539,13 +540,15 @@ static void test_pairs_at_scale(void)
     st.n = 8;
     CU_ASSERT_EQUAL(ecoc_set_pair(&r, 5, 4, &st), ECO_OK);
     CU_ASSERT(ecoc_pair(&r, 4, 5) && ecoc_pair(&r, 4, 5)->min == 1e-3);
-    /* O(hosts + pairs): a list head of 32 bytes a host, a row of 40 bytes
-     * a measured pair and of 8 a pair's hops, each list at most doubled
-     * by its growth; the n x n arrays took 3.6 GB */
+    /* O(hosts + pairs) for the samples: a list head of 16 bytes a host, a
+     * row of 40 bytes a measured pair, each list at most doubled by its
+     * growth; the hops a byte a pair, once any is kept (n x n arrays took
+     * 3.6 GB) */
     bytes = ecoc_pair_bytes(&r);
-    bound = 32 * (size_t)n + 2 * (40 * (size_t)pairs + 8 * (size_t)hops);
+    bound = 32 * (size_t)n + 2 * 40 * (size_t)pairs + (size_t)n * (n - 1) / 2;
+    CU_ASSERT(hops > 0);
     CU_ASSERT(bytes > 0 && bytes <= bound);
-    CU_ASSERT(bytes < dense / 1000);
+    CU_ASSERT(bytes < dense / 60);
     /* hops not counted: none known, none visited (1000-6000 has hops
      * alone, 1000-7013 is measured) */
     CU_ASSERT_EQUAL(ecoc_next(&r, 1000, 5999), 6000);
@@ -554,6 +557,150 @@ static void test_pairs_at_scale(void)
     CU_ASSERT_EQUAL(ecoc_next(&r, 1000, 5999), 7013);
     ecoc_result_free(&r);
     CU_ASSERT_PTR_NULL(r.pairs);
+}
+
+/* The hops of a planted network: 100 segments of 100 hosts (host h on
+ * segment h / 100), no router inside a segment, 1 between segments of a
+ * site (10 segments), 3 between sites; pair (7a, 7a + 1) not counted. */
+static int planted_hops(int a, int b)
+{
+    int lo = a < b ? a : b, hi = a < b ? b : a;
+
+    if (lo % 7 == 0 && hi == lo + 1)
+        return -1;
+    if (lo / 100 == hi / 100)
+        return 0;
+    return lo / 1000 == hi / 1000 ? 1 : 3;
+}
+
+/* eco-characterize's default at 10,000 hosts: the hops of every pair
+ * counted, the samples of about 3 pairs a host.  A byte a pair: 50 MB,
+ * where sorted rows of 8 bytes a pair took 597 MB. */
+static void test_all_hops_at_scale(void)
+{
+    const int n = SCALE_N;
+    ecoc_result r;
+    long pairs = 0, visited = 0, known = 0, wrong = 0;
+    size_t bytes, bound;
+
+    memset(&r, 0, sizeof r);
+    r.n = n;
+    r.hops_counted = 1;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if (planted_hops(a, b) >= 0 && ecoc_set_hops(&r, b, a, planted_hops(a, b)) != ECO_OK)
+                wrong++;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if (scale_measured(a, b)) {
+                ecoc_stat st = scale_stat(a, b);
+                wrong += ecoc_set_pair(&r, a, b, &st) != ECO_OK;
+                pairs++;
+            }
+    CU_ASSERT_EQUAL(wrong, 0);
+    /* every pair's hops back, from either end; ecoc_next visits them */
+    for (int a = 0; a < n; a++) {
+        for (int b = ecoc_next(&r, a, a); b < n; b = ecoc_next(&r, a, b)) {
+            visited++;
+            known += ecoc_hops(&r, a, b) >= 0;
+            wrong += ecoc_hops(&r, a, b) != planted_hops(a, b) ||
+                     ecoc_hops(&r, b, a) != planted_hops(a, b) ||
+                     (ecoc_pair(&r, a, b) != NULL) != scale_measured(a, b);
+        }
+    }
+    CU_ASSERT_EQUAL(wrong, 0);
+    CU_ASSERT_EQUAL(known, (long)n * (n - 1) / 2 - (n + 6) / 7);
+    CU_ASSERT(visited >= known && visited <= known + pairs);
+    CU_ASSERT_EQUAL(ecoc_hops(&r, 14, 15), -1);
+    CU_ASSERT_EQUAL(ecoc_hops(&r, 0, n - 1), 3);
+    CU_ASSERT_EQUAL(ecoc_set_hops(&r, 1, 2, 255), ECO_ERR_ARG);
+    CU_ASSERT_EQUAL(ecoc_set_hops(&r, 1, 2, 254), ECO_OK);
+    CU_ASSERT_EQUAL(ecoc_hops(&r, 2, 1), 254);
+    /* the triangle, the list heads, the samples' rows at most doubled */
+    bytes = ecoc_pair_bytes(&r);
+    bound = (size_t)n * (n - 1) / 2 + 32 * (size_t)n + 2 * 40 * (size_t)pairs;
+    CU_ASSERT(bytes >= (size_t)n * (n - 1) / 2 && bytes <= bound);
+    CU_ASSERT(bytes < 55 * 1000 * 1000);
+    ecoc_result_free(&r);
+}
+
+/* The bytes of a map's hops: classes, table, exceptions. */
+static size_t hops_bytes(const eco_map *m)
+{
+    const ecoi_hops *h = &m->hops;
+    size_t bytes = (size_t)m->cap * (sizeof *h->cls + sizeof *h->exc);
+
+    bytes += (size_t)h->ncls * (size_t)(h->ncls + 1) / 2 * sizeof *h->table;
+    for (int a = 0; a < m->nhosts; a++)
+        bytes += (size_t)h->exc[a].cap * sizeof(ecoi_hop);
+    return bytes;
+}
+
+/* The default characterization of 10,000 hosts end to end: the hops of
+ * every pair (planted_hops: 100 segments of 100), the sparse mode's few
+ * costs a host (each host with the next two, 40 us inside a segment,
+ * 1 ms across), partitioned, summarized, the subnet file written and
+ * read back with every pair's hops.  Sizes: the map's hops in classes
+ * (a pair a link, 1.6 GB, before), the subnet file (a line a pair, 1.2
+ * GB, before). */
+static void test_all_hops_end_to_end(void)
+{
+    const int n = SCALE_N;
+    char *list = malloc((size_t)n * 8 + 1), why[512], path[400];
+    ecoc_result r;
+    eco_map *m = NULL;
+    struct stat st;
+    long wrong = 0;
+    size_t len = 0;
+    FILE *null;
+
+    CU_ASSERT_FATAL(list != NULL);
+    for (int h = 0; h < n; h++)
+        len += (size_t)sprintf(list + len, "%sh%05d", h ? "," : "", h);
+    memset(&r, 0, sizeof r);
+    ecoc_options_init(&r.opt);
+    CU_ASSERT_FATAL(ecoc_parse_hosts(list, &r.host, &r.n, why, sizeof why) == 0);
+    free(list);
+    r.hops_counted = 1;
+    r.sparse = 1;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            if (planted_hops(a, b) >= 0)
+                wrong += ecoc_set_hops(&r, a, b, planted_hops(a, b)) != ECO_OK;
+            if (b <= a + 2) {
+                double c = a / 100 == b / 100 ? 40e-6 + 1e-9 * (b - a) : 1e-3;
+                wrong += ecoc_set_pair(&r, a, b, &(ecoc_stat){ 8, c, c, c }) != ECO_OK;
+                r.measured++;
+            }
+        }
+    CU_ASSERT_EQUAL_FATAL(wrong, 0);
+    CU_ASSERT_EQUAL_FATAL(ecoc_result_partition(&r, why, sizeof why), ECOC_OK);
+    CU_ASSERT_EQUAL(eco_map_nsubnets(r.map), 100);
+    /* about a class a segment (one more when the pair of a segment's
+     * first or second host with another was not counted: 29 of them),
+     * an exception a pair not counted */
+    printf("\n    [hops] %d hop classes, %zu exceptions\n", r.map->hops.ncls, r.map->hops.nexc);
+    CU_ASSERT(r.map->hops.ncls >= 100 && r.map->hops.ncls <= 130);
+    CU_ASSERT_EQUAL(r.map->hops.nexc, (size_t)(n + 6) / 7);
+    CU_ASSERT(hops_bytes(r.map) < 1000 * 1000);
+    null = fopen("/dev/null", "w");
+    CU_ASSERT_FATAL(null != NULL);
+    ecoc_print_summary(&r, null);
+    fclose(null);
+    snprintf(path, sizeof path, "%s/all-hops.subnets", eco_test_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(ecoc_commit(&r, path, NULL, why, sizeof why), ECOC_OK);
+    CU_ASSERT(stat(path, &st) == 0 && st.st_size < 2 * 1000 * 1000);
+    CU_ASSERT_EQUAL_FATAL(eco_map_read(path, &m, why, sizeof why), ECO_OK);
+    CU_ASSERT_EQUAL(eco_map_nsubnets(m), 100);
+    CU_ASSERT(hops_bytes(m) < 1000 * 1000);
+    for (int a = 0; a < n; a++) /* the names sort as the hosts: one order */
+        for (int b = a + 1; b < n; b++) {
+            int want = planted_hops(a, b) < 0 ? ECO_ERR_NOTFOUND : planted_hops(a, b);
+            wrong += eco_map_hops(m, a, b) != want || eco_map_hops(m, b, a) != want;
+        }
+    CU_ASSERT_EQUAL(wrong, 0);
+    eco_map_free(m);
+    ecoc_result_free(&r);
 }
 
 static int file_is(const char *path, const char *text)
@@ -659,6 +806,35 @@ static void test_fit_sustained(void)
     CU_ASSERT_DOUBLE_EQUAL(a, 50e-6, 1e-15);
 }
 
+/* SipHash-2-4: the paper's test vector (Appendix A: key 00..0f, the
+ * 15 bytes 00..0e), and the hops nonces it derives: symmetric, one per
+ * pair, another under another key. */
+static void test_hops_nonces(void)
+{
+    unsigned char key[16], msg[15], other[16];
+    uint64_t seen[40 * 39 / 2];
+    int k = 0;
+
+    for (int i = 0; i < 16; i++) {
+        key[i] = (unsigned char)i;
+        other[i] = (unsigned char)(i == 0);
+    }
+    for (int i = 0; i < 15; i++)
+        msg[i] = (unsigned char)i;
+    CU_ASSERT_EQUAL(ecoc_siphash24(key, msg, sizeof msg), 0xa129ca6149be45e5ULL);
+    /* the empty message and a whole word exercise the other tails */
+    CU_ASSERT_NOT_EQUAL(ecoc_siphash24(key, msg, 0), ecoc_siphash24(key, msg, 8));
+    for (int a = 0; a < 40; a++)
+        for (int b = a + 1; b < 40; b++) {
+            uint64_t v = ecoc_hops_nonce(key, a, b);
+            CU_ASSERT_EQUAL(v, ecoc_hops_nonce(key, b, a));
+            CU_ASSERT_NOT_EQUAL(v, ecoc_hops_nonce(other, a, b));
+            for (int j = 0; j < k; j++)
+                CU_ASSERT_NOT_EQUAL(seen[j], v);
+            seen[k++] = v;
+        }
+}
+
 /* ------------------------------------------------------------------ */
 
 static const eco_unit_test sparse_tests[] = {
@@ -676,10 +852,14 @@ static const eco_unit_test util_tests[] = {
     { "matrix file round trip", test_matrix_roundtrip },
     { "hops: matrix, partition and summary", test_hops_result },
     { "pairs of 10,000 hosts: lookups, O(pairs) memory", test_pairs_at_scale },
+    { "hops of every pair of 10,000 hosts: a byte a pair", test_all_hops_at_scale },
+    { "hops of every pair of 10,000 hosts: map, subnet file, read back",
+      test_all_hops_end_to_end },
     { "commit", test_commit },
     { "atomic write", test_write_atomic },
     { "formatting", test_format },
     { "the model's sustained fit", test_fit_sustained },
+    { "hops nonces: SipHash-2-4", test_hops_nonces },
     { NULL, NULL }
 };
 

@@ -290,6 +290,91 @@ static void test_round_trip_hops(void)
     eco_map_free(m);
 }
 
+/* A planted network's hops (version 4): segments of 7 hosts (host h on
+ * segment h / 7), 0 hops inside, 1 between segments of a site (3
+ * segments), 4 across sites; host 20 alone behind a router (2 hops to
+ * everybody); exceptions: a lost pair (3-12), odd routes (5-6: 9 hops,
+ * 0-30: 0 hops), pairs of 40 not counted. */
+static int planted_hops(void *arg, int a, int b)
+{
+    (void)arg;
+    if (a > b) {
+        int t = a;
+        a = b;
+        b = t;
+    }
+    if ((a == 3 && b == 12) || b == 40)
+        return -1;
+    if (a == 5 && b == 6)
+        return 9;
+    if (a == 0 && b == 30)
+        return 0;
+    if (a == 20 || b == 20)
+        return 2;
+    if (a / 7 == b / 7)
+        return 0;
+    return a / 21 == b / 21 ? 1 : 4;
+}
+
+/* Hops in classes: written as version 4 (classes, rows, exceptions),
+ * read back with every pair's hops the same, written again the same;
+ * a host added after them has none until given. */
+static void test_round_trip_hop_classes(void)
+{
+    eco_map *m = eco_map_new(), *back = NULL;
+    char name[16], err[512] = "", *text;
+    const char *path = scratch("classes.subnets");
+    int n = 41, wrong = 0;
+
+    for (int h = 0; h < n; h++) {
+        snprintf(name, sizeof name, "h%02d", h);
+        CU_ASSERT(eco_map_add_host(m, name) == h);
+    }
+    for (int h = 0; h + 1 < n; h++)
+        CU_ASSERT_EQUAL(eco_map_add_cost(m, eco_map_host(m, h), eco_map_host(m, h + 1),
+                                         h / 7 == (h + 1) / 7 ? 1e-4 : 1e-3), ECO_OK);
+    CU_ASSERT_EQUAL_FATAL(ecoi_map_build_hops(m, planted_hops, NULL), ECO_OK);
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++)
+            wrong += eco_map_hops(m, a, b) !=
+                     (a == b ? 0 : planted_hops(NULL, a, b) < 0 ? ECO_ERR_NOTFOUND
+                                                               : planted_hops(NULL, a, b));
+    CU_ASSERT_EQUAL(wrong, 0);
+    CU_ASSERT_EQUAL(eco_map_partition(m, 0.2), ECO_OK);
+    text = text_of(m);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 4\n"));
+    /* h30 at 0 hops from h00 but not from h01: in its own segment's class */
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nhopclass 0 h00 h01 h02 h03 h04 h05 h06\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nhopclass 3 h20\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nhopclass 5 h28 h29 h30 h31 h32 h33 h34\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nhoprow 0 0 1x2 2 4x3 -\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nhoprow 3 - 2x3 -\n")); /* one host: - inside */
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nhoprow 7 -\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nhops h00 h30 0\nhops h03 h12 -\nhops h05 h06 9\n"
+                                        "subnet 0"));
+    free(text);
+    check_round_trip(m, "classes.subnets");
+    CU_ASSERT_EQUAL_FATAL(eco_map_write(m, path, err, sizeof err), ECO_OK);
+    CU_ASSERT_EQUAL_FATAL(eco_map_read(path, &back, err, sizeof err), ECO_OK);
+    wrong = 0;
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++)
+            wrong += eco_map_hops(back, a, b) != eco_map_hops(m, a, b);
+    CU_ASSERT_EQUAL(wrong, 0);
+    /* a new host (between h00 and h01): in no class, its pairs unknown,
+     * the others' unchanged; then given pair by pair */
+    CU_ASSERT_EQUAL(eco_map_add_host(back, "h00a"), 1);
+    CU_ASSERT_EQUAL(eco_map_hops(back, 1, 2), ECO_ERR_NOTFOUND);
+    CU_ASSERT_EQUAL(eco_map_hops(back, 0, 2), 0);
+    CU_ASSERT_EQUAL(eco_map_hops(back, 6, 7), 9); /* h05-h06 moved up one */
+    CU_ASSERT_EQUAL(eco_map_add_hops(back, "h00a", "h40", 3), ECO_OK);
+    CU_ASSERT_EQUAL(eco_map_hops(back, 1, 41), 3);
+    CU_ASSERT_EQUAL(eco_map_partition(back, 0.2), ECO_OK);
+    check_round_trip(back, "classes2.subnets");
+    eco_map_free(back);
+    eco_map_free(m);
+}
+
 /* Doubles that need all 17 digits, tiny, huge and subnormal ones. */
 static void test_round_trip_numbers(void)
 {
@@ -540,13 +625,18 @@ typedef struct bad_case {
 #define M_LINKS "model link 0 0 5e-05 1e-08\nmodel link 0 1 0.0001 8e-07\n" \
                 "model link 1 1 5e-05 1e-08\n"
 #define M_UPS "model uplink 0 8e-07\nmodel uplink 1 0\n"
+/* version 4: hosts on lines 3..5, hop classes on 6..7, rows on 8..9 */
+#define HEAD4 "eco-subnets 4\nthreshold 0.2\n" HOSTS
+#define CLASSES "hopclass 0 a b\nhopclass 1 c\n"
+#define ROWS "hoprow 0 0 1\nhoprow 1 -\n"
+#define SUB4 "subnet 0 k=2 a b c\n"
 
 static const bad_case bad_files[] = {
     {"", 1, "no header"},
     {"# only\n# comments\n", 2, "no header"},
     {"threshold 0.2\n", 1, "expected the header"},
     {"a b 0.001\nb c 0.002\n", 1, "cost matrix?"},
-    {"# c\n\neco-subnets 4\nthreshold 0.2\n", 3, "unsupported eco-subnets version 4"},
+    {"# c\n\neco-subnets 5\nthreshold 0.2\n", 3, "unsupported eco-subnets version 5"},
     {"eco-subnets 0\nthreshold 0.2\n", 1, "unsupported eco-subnets version 0"},
     {"eco-subnets one\n", 1, "bad version"},
     {"eco-subnets 1 x\n", 1, "expected 'eco-subnets VERSION'"},
@@ -652,6 +742,33 @@ static const bad_case bad_files[] = {
      "second 'model busy' (first on line 14)"},
     {HEAD3 M_TASK M_LINKS "model busy 1e-05\nmodel uplink 0 8e-07\n", 1,
      "no 'model uplink 1' line"},
+    /* hop classes (version 4) */
+    {HEAD3 CLASSES, 8, "'hopclass' lines need version 4 (the header says 3)"},
+    {HEAD2 HOSTS "hoprow 0 1\n", 6, "'hoprow' lines need version 4 (the header says 2)"},
+    {HEAD2 HOSTS "hops a b -\n", 6, "bad hops '-' (0 to 255)"},
+    {HEAD4 "hopclass 0\n", 6, "expected 'hopclass CLASS HOST...'"},
+    {HEAD4 "hoprow 0\n", 6, "expected 'hoprow CLASS HOPS...'"},
+    {HEAD4 "hopclass x a\n", 6, "bad hop class 'x'"},
+    {HEAD4 "hoprow 0 1x\n", 6, "bad hops '1x' (N from 0 to 255 or -, then xR"},
+    {HEAD4 "hoprow 0 1x0\n", 6, "bad hops '1x0'"},
+    {HEAD4 "hoprow 0 256\n", 6, "bad hops '256'"},
+    {HEAD4 "hoprow 0 -1\n", 6, "bad hops '-1'"},
+    {HEAD4 "hops a b 1.5\n", 6, "bad hops '1.5' (0 to 255, or - when not counted)"},
+    {HEAD4 "hopclass 1 a\n" SUB4, 6, "hop class 1 out of order (expected 0)"},
+    {HEAD4 "hopclass 0 a d\n" SUB4, 6, "unknown host 'd'"},
+    {HEAD4 "hopclass 0 a b\nhopclass 1 c b\n" SUB4, 7,
+     "host 'b' already in hop class 0 (line 6)"},
+    {HEAD4 CLASSES "hoprow 0 0 1\n" SUB4, 1, "no 'hoprow 1' line"},
+    {HEAD4 CLASSES ROWS "hoprow 2 0\n" SUB4, 10, "no hop class 2 (the file has 2)"},
+    {HEAD4 CLASSES ROWS "hoprow 0 0 1\n" SUB4, 10, "second 'hoprow 0' (first on line 8)"},
+    {HEAD4 CLASSES "hoprow 0 0\nhoprow 1 -\n" SUB4, 8,
+     "'hoprow 0' gives fewer hops than the 2 classes from 0 on"},
+    {HEAD4 CLASSES "hoprow 0 0 1\nhoprow 1 -x2\n" SUB4, 9,
+     "'hoprow 1' gives more hops than the 1 classes from 1 on"},
+    {HEAD4 CLASSES "hoprow 0 0x999999999 1\nhoprow 1 -\n" SUB4, 8,
+     "'hoprow 0' gives more hops"},
+    {HEAD4 CLASSES ROWS "hops a b 1\nhops b a -\n" SUB4, 11,
+     "second hops for the pair a b (first on line 10)"},
 };
 
 static void test_read_malformed(void)
@@ -912,6 +1029,7 @@ static const eco_unit_test tests[] = {
     {"round trip: example matrices", test_round_trip_examples},
     {"round trip: 200 hosts", test_round_trip_200_hosts},
     {"round trip: hops", test_round_trip_hops},
+    {"round trip: hop classes (version 4)", test_round_trip_hop_classes},
     {"round trip: exact numbers", test_round_trip_numbers},
     {"round trip: empty and tiny maps", test_round_trip_small_maps},
     {"round trip: the cost model (version 3)", test_round_trip_model},

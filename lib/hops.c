@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * hops.c -- the routers between the hosts of a map: hop classes, the
+ * table between them and the pairs that are exceptions (eco_map_impl.h,
+ * ecoi_hops).  Lookups, exact and "the longer way" updates, the builder
+ * eco-characterize's result and the compaction go through, and the walk
+ * the partition needs (the hosts at 0 hops from one).
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eco_map_impl.h"
+
+size_t ecoi_hops_tri(int ncls, int c, int d)
+{
+    size_t lo = (size_t)(c < d ? c : d), hi = (size_t)(c < d ? d : c);
+
+    /* row lo starts after the rows 0..lo-1 of ncls, ncls-1, ... entries */
+    return lo * (size_t)ncls - lo * (lo - 1) / 2 + (hi - lo);
+}
+
+int ecoi_hops_by_class(const ecoi_hops *h, int a, int b)
+{
+    int c = h->cls[a], d = h->cls[b];
+
+    return c >= 0 && d >= 0 ? h->table[ecoi_hops_tri(h->ncls, c, d)] : -1;
+}
+
+/* The index of b in a's exceptions, or -(insertion point) - 1. */
+static int find_exc(const ecoi_hops *h, int a, int b)
+{
+    return ecoi_rows_find(h->exc[a].row, h->exc[a].n, sizeof(ecoi_hop), b);
+}
+
+int ecoi_map_hops_ij(const eco_map *m, int a, int b)
+{
+    const ecoi_hops *h = &m->hops;
+    int x = a, y = b, i;
+
+    if (a == b)
+        return 0;
+    if (h->exc[b].n < h->exc[a].n) { /* the shorter list */
+        x = b;
+        y = a;
+    }
+    i = h->exc[x].n ? find_exc(h, x, y) : -1;
+    return i >= 0 ? h->exc[x].row[i].hops : ecoi_hops_by_class(h, a, b);
+}
+
+/* a's exception for b: hops, put (or replaced) in place. */
+static int put_exc(ecoi_hops *h, int a, int b, int hops)
+{
+    ecoi_hop_list *l = &h->exc[a];
+    ecoi_hop fresh = { b, hops };
+    ecoi_hop *row = ecoi_rows_reserve(l->row, &l->cap, l->n + 1, sizeof fresh);
+
+    if (!row)
+        return ECO_ERR_NOMEM;
+    l->row = row;
+    row[ecoi_rows_put(row, &l->n, sizeof fresh, &fresh)].hops = hops;
+    return ECO_OK;
+}
+
+int ecoi_map_set_hops(eco_map *m, int a, int b, int hops)
+{
+    ecoi_hops *h = &m->hops;
+    int i = find_exc(h, a, b), j = find_exc(h, b, a);
+    ecoi_hop_list *la = &h->exc[a], *lb = &h->exc[b];
+
+    if (hops < 0)
+        hops = -1;
+    if (hops == ecoi_hops_by_class(h, a, b)) { /* the classes say it: no exception */
+        if (i >= 0) {
+            ecoi_rows_remove(la->row, &la->n, i, sizeof *la->row);
+            ecoi_rows_remove(lb->row, &lb->n, j, sizeof *lb->row);
+            h->nexc--;
+        }
+        return ECO_OK;
+    }
+    /* both lists have room first, so that neither changes alone */
+    for (ecoi_hop_list *l = la; l; l = l == la ? lb : NULL) {
+        ecoi_hop *row = ecoi_rows_reserve(l->row, &l->cap, l->n + 1, sizeof *row);
+        if (!row)
+            return ECO_ERR_NOMEM;
+        l->row = row;
+    }
+    h->nexc += i < 0;
+    put_exc(h, a, b, hops);
+    put_exc(h, b, a, hops);
+    return ECO_OK;
+}
+
+/* Does a cell of the table give hops? */
+static int table_known(const ecoi_hops *h)
+{
+    size_t cells = (size_t)h->ncls * (size_t)(h->ncls + 1) / 2;
+
+    for (size_t t = 0; t < cells; t++)
+        if (h->table[t] >= 0)
+            return 1;
+    return 0;
+}
+
+int ecoi_map_has_hops(const eco_map *m)
+{
+    const ecoi_hops *h = &m->hops;
+
+    if (table_known(h))
+        return 1;
+    for (int a = 0; a < m->nhosts; a++)
+        for (int i = 0; i < h->exc[a].n; i++)
+            if (h->exc[a].row[i].hops >= 0)
+                return 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Storage, for map.c                                                  */
+/* ------------------------------------------------------------------ */
+
+int ecoi_hops_reserve(ecoi_hops *h, size_t old, size_t ncap)
+{
+    int *cls = realloc(h->cls, ncap * sizeof *cls);
+    ecoi_hop_list *exc;
+
+    if (!cls)
+        return ECO_ERR_NOMEM;
+    h->cls = cls;
+    if (!(exc = realloc(h->exc, ncap * sizeof *exc)))
+        return ECO_ERR_NOMEM;
+    h->exc = exc;
+    for (size_t i = old; i < ncap; i++)
+        cls[i] = -1;
+    memset(exc + old, 0, (ncap - old) * sizeof *exc);
+    return ECO_OK;
+}
+
+void ecoi_hops_insert_host(ecoi_hops *h, int nhosts, int p)
+{
+    for (int a = 0; p < nhosts && a < nhosts; a++) /* nothing moves after the last */
+        for (int i = 0; i < h->exc[a].n; i++)
+            h->exc[a].row[i].to += h->exc[a].row[i].to >= p;
+    memmove(h->cls + p + 1, h->cls + p, (size_t)(nhosts - p) * sizeof *h->cls);
+    memmove(h->exc + p + 1, h->exc + p, (size_t)(nhosts - p) * sizeof *h->exc);
+    h->cls[p] = -1; /* in no class: its pairs unknown until given */
+    memset(&h->exc[p], 0, sizeof h->exc[p]);
+}
+
+void ecoi_hops_free(ecoi_hops *h, int cap)
+{
+    for (int a = 0; h->exc && a < cap; a++)
+        free(h->exc[a].row);
+    free(h->exc);
+    free(h->cls);
+    free(h->table);
+    memset(h, 0, sizeof *h);
+}
+
+/* ------------------------------------------------------------------ */
+/* The builder                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Classes: host a, the first without one, starts a class, and every
+ * later host at 0 hops from it and from the class's second host joins
+ * (one odd route at 0 hops does not move a host to another segment's
+ * class).  O(n x classes) calls of get. */
+static int make_classes(int n, int *cls, int (*get)(void *, int, int), void *arg)
+{
+    int ncls = 0;
+
+    for (int a = 0; a < n; a++)
+        cls[a] = -1;
+    for (int a = 0; a < n; a++) {
+        int second = -1;
+        if (cls[a] >= 0)
+            continue;
+        cls[a] = ncls;
+        for (int b = a + 1; b < n; b++)
+            if (cls[b] < 0 && get(arg, a, b) == 0 && (second < 0 || get(arg, second, b) == 0)) {
+                cls[b] = ncls;
+                second = second < 0 ? b : second;
+            }
+        ncls++;
+    }
+    return ncls;
+}
+
+/* The table: for each pair of classes the hops most of its pairs have
+ * (Boyer and Moore's majority vote, one pass, a candidate and a count a
+ * cell; the count saturates at SHRT_MAX: a cell decided by 32,767 votes
+ * more stays, and any value is right, the exceptions say the rest); -1
+ * for a class of one host with itself (no pair). */
+static int make_table(int n, ecoi_hops *h, int (*get)(void *, int, int), void *arg)
+{
+    size_t cells = (size_t)h->ncls * (size_t)(h->ncls + 1) / 2;
+    short *votes = calloc(cells + 1, sizeof *votes);
+
+    if (!votes || !(h->table = malloc((cells + 1) * sizeof *h->table))) {
+        free(votes);
+        return ECO_ERR_NOMEM;
+    }
+    for (size_t t = 0; t < cells; t++)
+        h->table[t] = -1;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            size_t t = ecoi_hops_tri(h->ncls, h->cls[a], h->cls[b]);
+            int v = get(arg, a, b);
+            if (votes[t] == 0)
+                h->table[t] = (short)v;
+            if (h->table[t] != v)
+                votes[t]--;
+            else if (votes[t] < SHRT_MAX)
+                votes[t]++;
+        }
+    free(votes);
+    return ECO_OK;
+}
+
+/* The pairs unlike their classes, appended in (a, b) order to both
+ * hosts' lists (each stays ascending). */
+static int make_exceptions(int n, ecoi_hops *h, int (*get)(void *, int, int), void *arg)
+{
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            int v = get(arg, a, b);
+            if (v == ecoi_hops_by_class(h, a, b))
+                continue;
+            if (put_exc(h, a, b, v) != ECO_OK || put_exc(h, b, a, v) != ECO_OK)
+                return ECO_ERR_NOMEM;
+            h->nexc++;
+        }
+    return ECO_OK;
+}
+
+int ecoi_map_build_hops(eco_map *m, int (*get)(void *arg, int a, int b), void *arg)
+{
+    ecoi_hops h;
+    int n = m->nhosts, rc;
+
+    memset(&h, 0, sizeof h);
+    rc = ecoi_hops_reserve(&h, 0, (size_t)m->cap);
+    if (rc == ECO_OK) {
+        h.ncls = make_classes(n, h.cls, get, arg);
+        rc = make_table(n, &h, get, arg);
+    }
+    if (rc == ECO_OK)
+        rc = make_exceptions(n, &h, get, arg);
+    if (rc != ECO_OK) {
+        ecoi_hops_free(&h, m->cap);
+        return rc;
+    }
+    if (h.nexc == 0 && !table_known(&h)) { /* nothing known: no classes either */
+        free(h.table);
+        h.table = NULL;
+        h.ncls = 0;
+        for (int a = 0; a < n; a++)
+            h.cls[a] = -1;
+    }
+    ecoi_hops_free(&m->hops, m->cap);
+    m->hops = h;
+    return ECO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The walk of the partition                                           */
+/* ------------------------------------------------------------------ */
+
+void ecoi_hops_members(const eco_map *m, int *first, int *next)
+{
+    for (int c = 0; c < m->hops.ncls; c++)
+        first[c] = -1;
+    for (int h = m->nhosts - 1; h >= 0; h--) { /* lists end up ascending */
+        int c = m->hops.cls[h];
+        next[h] = c >= 0 ? first[c] : -1;
+        if (c >= 0)
+            first[c] = h;
+    }
+}
+
+int ecoi_map_zero_hops(const eco_map *m, const int *first, const int *next, int a, int *out)
+{
+    const ecoi_hops *h = &m->hops;
+    int count = 0, ca = h->cls[a];
+
+    /* the members of the classes at 0 hops from a's, but for exceptions */
+    for (int c = 0; ca >= 0 && c < h->ncls; c++)
+        if (h->table[ecoi_hops_tri(h->ncls, ca, c)] == 0)
+            for (int b = first[c]; b >= 0; b = next[b])
+                if (b != a && (h->exc[a].n == 0 || find_exc(h, a, b) < 0))
+                    out[count++] = b;
+    /* the exceptions at 0 hops */
+    for (int i = 0; i < h->exc[a].n; i++)
+        if (h->exc[a].row[i].hops == 0)
+            out[count++] = h->exc[a].row[i].to;
+    return count;
+}
