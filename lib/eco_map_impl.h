@@ -117,6 +117,11 @@ typedef struct ecoi_hops {
     size_t nexc;         /* pairs with an exception */
 } ecoi_hops;
 
+/* At most this many hop classes: their table is classes^2 / 2 shorts
+ * (268 MB here).  A map whose hosts would need more keeps every known
+ * pair as an exception; a file that gives more is rejected. */
+#define ECOI_HOPS_MAX_CLASSES 16384
+
 /* The table's index of classes c and d (either order). */
 size_t ecoi_hops_tri(int ncls, int c, int d);
 /* The hops of pair a != b by the classes alone, -1 unknown. */

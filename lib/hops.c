@@ -165,10 +165,11 @@ void ecoi_hops_free(ecoi_hops *h, int cap)
  * later host at 0 hops from it and from the class's second host joins
  * (one odd route at 0 hops does not move a host to another segment's
  * class).  O(n x classes) calls of get. */
-static int make_classes(int n, int *cls, int (*get)(void *, int, int), void *arg)
+static int make_classes(int n, int *cls, int (*get)(void *, int, int), void *arg, int *known)
 {
     int ncls = 0;
 
+    *known = 0;
     for (int a = 0; a < n; a++)
         cls[a] = -1;
     for (int a = 0; a < n; a++) {
@@ -176,11 +177,14 @@ static int make_classes(int n, int *cls, int (*get)(void *, int, int), void *arg
         if (cls[a] >= 0)
             continue;
         cls[a] = ncls;
-        for (int b = a + 1; b < n; b++)
-            if (cls[b] < 0 && get(arg, a, b) == 0 && (second < 0 || get(arg, second, b) == 0)) {
+        for (int b = a + 1; b < n; b++) {
+            int v = cls[b] < 0 ? get(arg, a, b) : -1;
+            *known |= v >= 0;
+            if (v == 0 && (second < 0 || get(arg, second, b) == 0)) {
                 cls[b] = ncls;
                 second = second < 0 ? b : second;
             }
+        }
         ncls++;
     }
     return ncls;
@@ -241,8 +245,17 @@ int ecoi_map_build_hops(eco_map *m, int (*get)(void *arg, int a, int b), void *a
     memset(&h, 0, sizeof h);
     rc = ecoi_hops_reserve(&h, 0, (size_t)m->cap);
     if (rc == ECO_OK) {
-        h.ncls = make_classes(n, h.cls, get, arg);
-        rc = make_table(n, &h, get, arg);
+        int known;
+        h.ncls = make_classes(n, h.cls, get, arg, &known);
+        /* nothing known (every datagram lost: a class per host), or too
+         * many classes for a table: every known pair an exception */
+        if (!known || h.ncls > ECOI_HOPS_MAX_CLASSES) {
+            h.ncls = 0;
+            for (int a = 0; a < n; a++)
+                h.cls[a] = -1;
+        } else {
+            rc = make_table(n, &h, get, arg);
+        }
     }
     if (rc == ECO_OK)
         rc = make_exceptions(n, &h, get, arg);

@@ -752,9 +752,18 @@ static int load_hop_class(reader *r, const rec *x, int id, int *line_of)
 static int load_hop_classes(reader *r)
 {
     ecoi_hops *h = &r->map->hops;
-    int count = count_lines(r, "hopclass"), rc, *line_of;
+    int count = count_lines(r, "hopclass"), rc, *line_of, most = r->map->nhosts;
     size_t cells = (size_t)count * (size_t)(count + 1) / 2;
 
+    /* every class has a host of its own: no more classes than hosts,
+     * and a table of bounded size, before it is allocated */
+    most = most < ECOI_HOPS_MAX_CLASSES ? most : ECOI_HOPS_MAX_CLASSES;
+    if (count > most)
+        for (size_t i = 1, seen = 0; i < r->nrec; i++)
+            if (is(r, &r->rec[i], "hopclass") && ++seen > (size_t)most)
+                return bad(r, r->rec[i].line, "more hop classes than %s (%d)",
+                           most == r->map->nhosts ? "hosts" : "the most a file may have",
+                           most);
     h->table = malloc((cells + 1) * sizeof *h->table);
     if (!(line_of = malloc(((size_t)count + 1) * sizeof *line_of)) || !h->table) {
         free(line_of);

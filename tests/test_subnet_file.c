@@ -769,6 +769,10 @@ static const bad_case bad_files[] = {
      "'hoprow 0' gives more hops"},
     {HEAD4 CLASSES ROWS "hops a b 1\nhops b a -\n" SUB4, 11,
      "second hops for the pair a b (first on line 10)"},
+    /* refused before the table is made: a host in every class, each
+     * class a host of its own, would need more hosts */
+    {HEAD4 "hopclass 0 a\nhopclass 1 a\nhopclass 2 a\nhopclass 3 a\n" SUB4, 9,
+     "more hop classes than hosts (3)"},
 };
 
 static void test_read_malformed(void)
