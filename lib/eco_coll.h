@@ -378,6 +378,12 @@ struct eco_ctx {
                             * the simulation's members share one) */
 };
 
+/* Flow control (pvm_transport.c; local_transport.c keeps the same rule):
+ * a sender's messages to one member count in epochs of this many, and
+ * it starts an epoch only when its receiver has read all but the one
+ * before.  A schedule must read in the order its peers send. */
+#define ECOI_FLOW_MSGS 16
+
 /* Tags: every call gets a block of ECOI_CALL_TAGS tags from its call
  * number (ecoi_begin), whatever the operation, so that members stay in
  * step even when they disagree on the operation; ecoi_next_tag hands out

@@ -165,25 +165,26 @@ int ecoi_ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf, const in
  * n - 1 steps at the slowest edge's pace.
  *
  * The exchange and the broadcasts overlap: a leader sends its own run
- * down its tree in the round of its first exchange, and each run from
- * another leader in the round after it came (with the next exchange).
- * Every member of group g takes the runs in the same order, each a
- * segmented broadcast of its own: g's, then the runs of the leaders
- * 1, 2, ..., S - 1 behind (the order they reach g's leader), into the
- * forest's preorder; each member turns that into rank order at the end.
- * A round's exchange and its run down go in the plan's segments, taking
- * turns (sub-round i: exchange segment i out, the run's segment i down,
- * exchange segment i in), so neither waits for the other to leave: a
- * whole run's send holds the leader until the slow link has taken it,
- * and the run down started only then (campus24.topo, 16 KB per member:
- * 432 ms in whole runs, 360 in 64 KB segments).  The exchange's segment
- * goes first: it crosses the slow links, and the runs below can wait.
+ * down its tree in the round of its first exchange, and passes each
+ * segment of another leader's run on down as it comes in.  Every member
+ * of group g takes the runs in the same order, each a segmented
+ * broadcast of its own: g's, then the runs of the leaders 1, 2, ...,
+ * S - 1 behind (the order they reach g's leader), into the forest's
+ * preorder; each member turns that into rank order at the end.  A
+ * round's streams go in the plan's segments, taking turns (sub-round i:
+ * exchange segment i out, the own run's segment i down, exchange
+ * segment i in and down), so none waits for another to end: a whole
+ * run's send holds the leader until the slow link has taken it
+ * (campus24.topo, 16 KB per member: 432 ms in whole runs, 360 in 64 KB
+ * segments), and a run that went down only once it was all in came a
+ * whole exchange late (S = 2: after the exchange, every run down).
  *
  *     leader, round 1:  own run -> leader 1 ahead; own run down;
- *                       the run of the leader 1 behind in
- *     round k + 1:      own run -> leader k + 1 ahead; run k down;
- *                       the run of the leader k + 1 behind in
- *     round S:          run S - 1 down
+ *                       the run of the leader 1 behind in and down
+ *     round k:          own run -> leader k ahead;
+ *                       the run of the leader k behind in and down
+ *     (S - 1 rounds; the own run goes down on its own tag, the others
+ *     on the exchange's, so the two runs of round 1 can interleave)
  */
 static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const void *sendbuf,
                        void *recvbuf, size_t count)
@@ -210,49 +211,70 @@ static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const void *sendbuf
         const int *kids = &forest->child[forest->child_off[c->rank]];
         const int nkids = forest->child_off[c->rank + 1] - forest->child_off[c->rank];
         char *mine = pre + (size_t)forest->pos[c->rank] * unit;
-        /* the exchange's segment: the same for every leader (a run's
-         * length differs between groups) */
-        const size_t ex = ecoi_plan_elems(plan, (size_t)c->n * count, size);
-        size_t out, in;
         int to = -1, from = -1;
 
         ecoi_sched_gather(s, forest, t1, sendbuf, mine, count);
-        /* Run k is the group's of the leader k behind.  The leader's
-         * round k + 1: its own run to the leader k + 1 ahead, the run of
-         * the one k + 1 behind in (one stream into and out of every
-         * group at a time), run k down its tree. */
-        for (int k = 0; k < S; k++) {
-            const int j = lead[(g - k + S) % S];
-            char *run = pre + (size_t)forest->pos[j] * unit;
-            const size_t len = (size_t)forest->subtree[j] * count;
-            const size_t step = ecoi_plan_elems(plan, len, size);
+        /* Run k is the group's of the leader k behind, a segmented
+         * broadcast down the group's tree: run 0 (the group's own) on t3,
+         * the others on t2, each forwarded by the leader as its exchange
+         * segments come in.  The leader's round k: its own run to the
+         * leader k + 1 ahead, the run of the one k + 1 behind in and on
+         * down (one stream into and out of every group at a time), and in
+         * round 0 its own run down. */
+        for (int k = 0; k < (S > 1 ? S - 1 : 1); k++) {
+            const int j = lead[(g - k - 1 + S) % S];
+            const size_t len0 = (size_t)forest->subtree[top] * count;
+            const size_t step0 = ecoi_plan_elems(plan, len0, size);
+            size_t out = 0, in = 0, sout = 1, sin = 1;
 
             if (me < 0) {
-                ecoi_sched_bcast(s, forest, t3, run, len, step);
+                /* run k + 1, and in round 0 run 0, their segments taken
+                 * in the order the leader sends them: a member that read
+                 * one run first would leave the other's messages unread,
+                 * and flow control (pvm_transport.c) stops a sender two
+                 * epochs ahead of what its receiver read */
+                const int p = forest->parent[c->rank];
+                const size_t len = S > 1 ? (size_t)forest->subtree[j] * count : 0;
+                const size_t step = ecoi_plan_elems(plan, len, size);
+                char *run0 = pre + (size_t)forest->pos[top] * unit;
+                char *run = pre + (size_t)forest->pos[j] * unit;
+                for (size_t i = 0; i * step < len || (k == 0 && i * step0 < len0); i++) {
+                    if (k == 0 && i * step0 < len0)
+                        ecoi_sched_recv_fwd(s, p, t3, run0 + i * step0 * size,
+                                            len0 - i * step0 < step0 ? len0 - i * step0 : step0,
+                                            kids, nkids);
+                    if (i * step < len)
+                        ecoi_sched_recv_fwd(s, p, t2, run + i * step * size,
+                                            len - i * step < step ? len - i * step : step,
+                                            kids, nkids);
+                    ecoi_sched_fence(s);
+                }
                 continue;
             }
-            if (k + 1 < S) {
+            if (S > 1) {
                 to = lead[(me + k + 1) % S];
                 from = lead[(me - k - 1 + S) % S];
                 out = (size_t)forest->subtree[c->rank] * count;
                 in = (size_t)forest->subtree[from] * count;
-            } else {
-                out = in = 0;
+                sout = ecoi_plan_elems(plan, out, size);
+                sin = ecoi_plan_elems(plan, in, size);
             }
-            /* sub-round i: exchange segment i out and in, run k's segment
-             * i down, so that neither stream waits for the other */
-            for (size_t i = 0; i * ex < out || i * ex < in || i * step < len; i++) {
-                if (i * ex < out)
-                    ecoi_sched_send(s, to, t2, mine + i * ex * size,
-                                    out - i * ex < ex ? out - i * ex : ex);
-                if (i * step < len)
+            /* sub-round i: exchange segment i out, run 0's segment i down
+             * (round 0), exchange segment i in and down: no stream waits
+             * for another to end */
+            for (size_t i = 0; i * sout < out || i * sin < in || (k == 0 && i * step0 < len0);
+                 i++) {
+                if (i * sout < out)
+                    ecoi_sched_send(s, to, t2, mine + i * sout * size,
+                                    out - i * sout < sout ? out - i * sout : sout);
+                if (k == 0 && i * step0 < len0)
                     for (int j2 = 0; j2 < nkids; j2++)
-                        ecoi_sched_send(s, kids[j2], t3, run + i * step * size,
-                                        len - i * step < step ? len - i * step : step);
-                if (i * ex < in)
-                    ecoi_sched_recv(s, from, t2,
-                                    pre + ((size_t)forest->pos[from] * count + i * ex) * size,
-                                    in - i * ex < ex ? in - i * ex : ex);
+                        ecoi_sched_send(s, kids[j2], t3, mine + i * step0 * size,
+                                        len0 - i * step0 < step0 ? len0 - i * step0 : step0);
+                if (i * sin < in)
+                    ecoi_sched_recv_fwd(s, from, t2,
+                                        pre + ((size_t)forest->pos[from] * count + i * sin) * size,
+                                        in - i * sin < sin ? in - i * sin : sin, kids, nkids);
                 ecoi_sched_fence(s);
             }
         }

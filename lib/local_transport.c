@@ -37,6 +37,10 @@ struct ecoi_local_world {
     int *call_tag;             /* [n] */
     unsigned char *inside;     /* [n] */
     int *last_sent;            /* [n*n]: last_sent[from*n+to], a tag or 0 */
+    /* Flow control as pvm_transport.c's, in messages: epochs of
+     * ECOI_FLOW_MSGS; a send waits while its epoch is more than one
+     * ahead of the last its receiver finished reading. */
+    long *sent, *read;         /* [n*n]: [from*n+to] */
 };
 
 typedef struct local_tp {
@@ -60,8 +64,10 @@ ecoi_local_world *ecoi_local_world_new(int n, double timeout_seconds)
     w->call_tag = calloc((size_t)n, sizeof *w->call_tag);
     w->inside = calloc((size_t)n, 1);
     w->last_sent = calloc((size_t)n * (size_t)n, sizeof *w->last_sent);
+    w->sent = calloc((size_t)n * (size_t)n, sizeof *w->sent);
+    w->read = calloc((size_t)n * (size_t)n, sizeof *w->read);
     if (!w->head || !w->dead || !w->aborted || !w->sig || !w->call_tag || !w->inside ||
-        !w->last_sent) {
+        !w->last_sent || !w->sent || !w->read) {
         ecoi_local_world_free(w);
         return NULL;
     }
@@ -92,6 +98,8 @@ void ecoi_local_world_free(ecoi_local_world *w)
     free(w->call_tag);
     free(w->inside);
     free(w->last_sent);
+    free(w->sent);
+    free(w->read);
     free(w);
 }
 
@@ -152,6 +160,22 @@ static int l_post(ecoi_local_world *w, int src, int dest, int tag,
     if (bytes)
         memcpy(m->data, buf, bytes);
     pthread_mutex_lock(&w->lock);
+    /* a schedule whose receiver reads in another order than its sender
+     * sent would stop here for ever over PVM: it times out instead */
+    {
+        const size_t k = (size_t)src * (size_t)w->n + (size_t)dest;
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += (time_t)w->timeout;
+        while (w->sent[k] / ECOI_FLOW_MSGS > w->read[k] / ECOI_FLOW_MSGS + 1 &&
+               !w->dead[dest] && !w->dead[src])
+            if (pthread_cond_timedwait(&w->cond, &w->lock, &until) == ETIMEDOUT) {
+                pthread_mutex_unlock(&w->lock);
+                free(m);
+                return ECO_ERR_TIMEOUT;
+            }
+        w->sent[k]++;
+    }
     for (tail = &w->head[dest]; *tail; tail = &(*tail)->next)
         ;
     *tail = m;
@@ -188,6 +212,8 @@ static lmsg *l_take(ecoi_local_world *w, int me, int src, int tag,
             if ((*pp)->src == src && (*pp)->tag == tag) {
                 m = *pp;
                 *pp = m->next;
+                w->read[(size_t)src * (size_t)w->n + (size_t)me]++;
+                pthread_cond_broadcast(&w->cond);
                 break;
             } else if ((*pp)->tag == tag && !ecoi_sig_equal(&(*pp)->sig, sig)) {
                 *rc = ECO_ERR_MISMATCH;

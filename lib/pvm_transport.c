@@ -80,8 +80,8 @@
 #define ECOI_EXIT_GRACE_SLICES 40
 /* Slices a member waits before it tells the member it waits for. */
 #define ECOI_ASK_SLICES 10
-/* An epoch of flow control: this many messages or bytes. */
-#define ECOI_FLOW_MSGS 16
+/* An epoch of flow control: ECOI_FLOW_MSGS (eco_coll.h) messages, or
+ * this many bytes. */
 #define ECOI_FLOW_BYTES (512 * 1024)
 /* How long eco_finalize waits at most for the members to read what this
  * one sent them (flow_drain): two epochs, 1 MB, take 8.4 s at 1 Mbit/s. */

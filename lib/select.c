@@ -40,8 +40,8 @@
  *                 nothing across;
  *   hier:         the gather inside each group, then the longer of the
  *                 leaders' exchange rounds and the groups' trees
- *                 broadcasting the runs but the last, then the last
- *                 run's pipelined pass down the trees;
+ *                 broadcasting every run as it comes, then the last
+ *                 segment's way down the trees;
  *   ring:         n - 1 steps, each as long as the ring's slowest edge;
  *   rdouble:      rounds (reduce-to-all: a fold, log2 p exchanges of
  *                 whole vectors, an unfold; scan: ceil(log2 n) rounds of
@@ -193,6 +193,8 @@ static const ecoi_algorithm algorithms[] = {
     { "hier",      ECOI_C_ALLGATHER, ECOI_RUN_HIER,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "hier-k2",   ECOI_C_ALLGATHER, ECOI_RUN_HIER,  { ECOI_AMONG_TREE,  2,            2 }, 0 },
     { "hier-sites", ECOI_C_ALLGATHER, ECOI_RUN_HIER, { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR },
+      ECOI_LEVEL_SITES },
+    { "hier-chain", ECOI_C_ALLGATHER, ECOI_RUN_HIER, { ECOI_AMONG_CHAIN, ECOI_K_STAR,  ECOI_K_STAR },
       ECOI_LEVEL_SITES },
     { "tree",      ECOI_C_SCAN,      ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "flat",      ECOI_C_SCAN,      ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
@@ -889,37 +891,48 @@ static double tree_scatter(const pm *p, const eco_tree *t, double bytes, double 
     for (int i = 0; i < t->n; i++) {
         const int u = t->order[i], *kids = &t->child[t->child_off[u]];
         const int nk = t->child_off[u + 1] - t->child_off[u];
-        double at = ready[u], most = 0.0;
-        size_t turns;
+        double at = ready[u], most = 0.0, least = INFINITY;
+        size_t turns, w;
 
-        for (int j = 0; j < nk; j++)
+        if (nk <= 0)
+            continue;
+
+        for (int j = 0; j < nk; j++) {
             most = fmax(most, bytes * t->subtree[kids[j]]);
+            least = fmin(least, bytes * t->subtree[kids[j]]);
+        }
         turns = seg > 0 && seg < most ? (size_t)ceil(most / seg) : 1;
-        if ((size_t)nk * turns > room) {
-            double *e = realloc(ends, (size_t)nk * turns * sizeof *e);
+        /* the hold looks back at most the socket's room: a window of
+         * the last w segments a kid */
+        w = least > 0 ? (size_t)ceil(SOCKET_BYTES / (least / (double)turns)) + 2 : 1;
+        w = w < turns ? w : turns;
+        if ((size_t)nk * w > room) {
+            double *e = realloc(ends, (size_t)nk * w * sizeof *e);
             if (!e)
                 goto fail;
             ends = e;
-            room = (size_t)nk * turns;
+            room = (size_t)nk * w;
         }
-        /* ends[j * turns + k]: when kid j's segment k is in */
+#define END(j, k) ends[(size_t)(j) * w + (k) % w]
+        /* END(j, k): when kid j's segment k is in */
         for (size_t k = 0; k < turns; k++)
             for (int j = 0; j < nk; j++) {
                 const int v = kids[j];
                 const double run = bytes * t->subtree[v], len = run / (double)turns;
                 double target;
                 at += pair_cost(p, u, v).alpha;
-                ends[(size_t)j * turns + k] = net_send(p, &r, u, v, at, len);
-                ready[v] = ends[(size_t)j * turns + k];
+                END(j, k) = net_send(p, &r, u, v, at, len);
+                ready[v] = END(j, k);
                 out = fmax(out, ready[v]);
                 /* held until all but the socket's room has left */
                 target = (double)(k + 1) * len - SOCKET_BYTES;
                 if (target > 0) {
                     size_t kk = (size_t)ceil(target / len) - 1;
                     double over = (double)(kk + 1) * len - target;
-                    at = fmax(at, ends[(size_t)j * turns + kk] - path_beta(p, u, v) * over);
+                    at = fmax(at, END(j, kk) - path_beta(p, u, v) * over);
                 }
             }
+#undef END
     }
     free(ends);
     free(ready);
@@ -1061,9 +1074,12 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
     }
     /* run k of group j is the run of the leader k behind */
 #define RUN(j, k) (bytes * f->subtree[leaders[((j) - (k) + S) % S]])
+    /* each run goes on down as it comes in (gather.c): after the last
+     * exchange only its last segment's way down is left */
     for (int j = 0; j < S; j++)
         last = fmax(last, RUN(j, S - 1));
-    last = tree_pass(p, forest, last, m, 0, l);
+    last = m > 0 && m < last ? m : last;
+    last = tree_pass(p, forest, last, last, 0, l);
     for (int k = 1; k < S; k++) {
         double lat = 0.0;
         loads_clear(p, l);
@@ -1084,7 +1100,7 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
                         run > 0 ? ceil(run / seg) : 1, 0);
         }
     for (int v = 0; v < f->n; v++)
-        for (int k = 0; k < S - 1 && f->parent[v] >= 0; k++) {
+        for (int k = 0; k < S && f->parent[v] >= 0; k++) {
             double run = RUN(grp[v], k), seg = m > 0 && m < run ? m : run;
             /* its segments, at once: O(1) whatever their number */
             loads_add_n(p, l, f->parent[v], v, run, run > 0 ? ceil(run / seg) : 1, 0);

@@ -993,10 +993,13 @@ int ecoi_tree_build_shape(const eco_map *map, int n, const int *member_host,
  * rsag and hier: t without its edges between subnets (subnet[m]: the
  * member's subnet group), so that each subnet's members form a tree of
  * their own, rooted at the member t enters the subnet by.  With site
- * (site[m]: the member's site), the subnet trees of a site then hang
- * from the first of them in t's preorder, so that each site is one
- * tree whatever way t crossed between sites.  Roots come in t's
- * preorder, each followed by its tree in preorder.
+ * (site[m]: the member's site), t keeps its edges between the subnets
+ * of a site (a chain of them carries a run through each subnet's link
+ * once, where hanging them all from the first sent it a copy per
+ * subnet: campus24.topo's gather-to-all), and a site's trees that t
+ * entered apart hang from the first of them in t's preorder, so that
+ * each site is one tree whatever way t crossed between sites.  Roots
+ * come in t's preorder, each followed by its tree in preorder.
  */
 int ecoi_tree_cut(const eco_tree *t, const int *subnet, const int *site, eco_tree **forest)
 {
@@ -1013,7 +1016,8 @@ int ecoi_tree_cut(const eco_tree *t, const int *subnet, const int *site, eco_tre
     }
     f->root = t->root;
     for (int m = 0; m < n; m++) {
-        int cut = t->parent[m] < 0 || subnet[t->parent[m]] != subnet[m];
+        const int *g = site ? site : subnet;
+        int cut = t->parent[m] < 0 || g[t->parent[m]] != g[m];
         f->parent[m] = cut ? -1 : t->parent[m];
         f->kind[m] = cut ? ECO_EDGE_ROOT : t->kind[m];
         lead[m] = -1;

@@ -277,7 +277,7 @@ static void mode_pipeline(int n, const int *tids)
         "allreduce=rsag-sites",
     };
     static const char *const gforced[] = { "allgather=hier", "allgather=hier-k2",
-                                           "allgather=hier-sites" };
+                                           "allgather=hier-sites", "allgather=hier-chain" };
     static const char *const sforced[] = { "scatter=star", "scatter=flat", "scatter=flat-far" };
     enum { COUNT = 65536 };
     ecot_report rep = { 0 };

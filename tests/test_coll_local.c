@@ -694,7 +694,7 @@ static void test_every_algorithm(void)
         "gatherv=star,scatterv=star",
         "gather=flat,scatter=flat,barrier=flat,scan=flat,allgather=flat-bcast,"
         "gatherv=flat,scatterv=flat,exscan=flat",
-        "allreduce=tree-k2,allgather=hier-k2,alltoall=hier", "allreduce=chain-k2",
+        "allreduce=tree-k2,allgather=hier-k2,alltoall=hier", "allreduce=chain-k2,allgather=hier-chain",
         "allreduce=rsag-sites,allgather=hier-sites,scatter=flat-far",
         "allreduce=rdouble,scan=rdouble,alltoall=direct,exscan=rdouble,alltoallv=direct",
     };
