@@ -95,6 +95,10 @@ static void usage(FILE *f)
         "                       much at once after it has idled; 'netbed': netbed's\n"
         "                       tbf, the larger of 3028 bytes and 1 ms at the link's\n"
         "                       rate (default 0: a plain wire at its rate)\n"
+        "      --socket-bytes=BYTES  a send between hosts returns when all but BYTES\n"
+        "                       of what the sender queued for that member is\n"
+        "                       through, as PVM's does (default 32768, PVM's socket\n"
+        "                       buffer; 0: when it leaves)\n"
         "  -h, --help           show this help and exit\n"
         "  -V, --version        show the version and exit\n"
         "\n"
@@ -417,7 +421,10 @@ typedef struct options {
     const char *topology, *subnets;
     int csv, tasks, nodata;
     double alpha, burst;     /* burst < 0: netbed's tbf */
+    double socket;           /* the hold's bytes (ecoi_sim_costs) */
 } options;
+
+enum { OPT_SOCKET = 256 };   /* long options without a letter */
 
 static int parse_args(int argc, char **argv, sim_run *R, options *o)
 {
@@ -428,6 +435,7 @@ static int parse_args(int argc, char **argv, sim_run *R, options *o)
         { "subnets", required_argument, NULL, 'S' }, { "tasks", required_argument, NULL, 'n' },
         { "iters", required_argument, NULL, 'i' }, { "no-data", no_argument, NULL, 'D' },
         { "alpha", required_argument, NULL, 'a' }, { "burst", required_argument, NULL, 'b' },
+        { "socket-bytes", required_argument, NULL, OPT_SOCKET },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 }
     };
@@ -492,6 +500,11 @@ static int parse_args(int argc, char **argv, sim_run *R, options *o)
             else
                 return usage_error("bad burst '%s' (bytes, 0 to 1073741824, or netbed)",
                                    optarg);
+            break;
+        case OPT_SOCKET:
+            if ((v = ecoc_number(optarg, 0, 1L << 30)) < 0)
+                return usage_error("bad socket bytes '%s' (0 to 1073741824)", optarg);
+            o->socket = (double)v;
             break;
         case 'h': usage(stdout); return 0;
         case 'V': printf(PROG " (libeco) " PACKAGE_VERSION "\n"); return 0;
@@ -626,6 +639,7 @@ int main(int argc, char **argv)
     memset(&R, 0, sizeof R);
     memset(&o, 0, sizeof o);
     o.alpha = -1;
+    o.socket = ECOI_SIM_SOCKET_BYTES;
     R.iters = 1;
     R.nsizes = ecoc_parse_list("1000,16000,262144", NULL, 0, R.sizes, MAXS);
     for (int p = 0; p < NPATTERNS; p++)
@@ -650,6 +664,7 @@ int main(int argc, char **argv)
     /* netbed's tbf: tests/netbed/README.md, "Shaping" */
     costs.burst_bytes = o.burst >= 0 ? o.burst : ECOI_SIM_NETBED_BURST_BYTES;
     costs.burst_seconds = o.burst >= 0 ? 0 : ECOI_SIM_NETBED_BURST_SECONDS;
+    costs.socket_bytes = o.socket;
     for (int i = 0; i < R.nsizes; i++)
         if ((size_t)R.sizes[i] > biggest)
             biggest = (size_t)R.sizes[i];

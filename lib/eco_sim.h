@@ -20,7 +20,11 @@
  * have sent the bit B bytes before it (sim_transport.c: cross).  Per
  * message, the sender spends half of alpha before the message leaves and
  * the receiver the other half when it takes it; combining a reduction's
- * operands costs gamma per byte.  Members on one host exchange through
+ * operands costs gamma per byte.  A send between hosts may hold its
+ * sender as PVM's does (socket_bytes: pvm_send returns when the rest fits
+ * in the task's socket buffer): until all but socket_bytes of the message,
+ * and of the messages before it to the same member, are through the
+ * path, at the pace the path gives it.  Members on one host exchange through
  * memory.
  */
 #ifndef ECO_SIM_H
@@ -39,7 +43,14 @@ typedef struct ecoi_sim_costs {
     double burst_bytes;   /* a link's token bucket: at least these bytes, */
     double burst_seconds; /* and at least this long at its rate (0, 0: a
                            * plain wire) */
+    double socket_bytes;  /* a send between hosts returns when all but this
+                           * much of what the sender queued for that
+                           * destination is through (0: when it leaves) */
 } ecoi_sim_costs;
+
+/* PVM's socket buffer on a direct route (TTSOCKBUF; select.c's
+ * SOCKET_BYTES). */
+#define ECOI_SIM_SOCKET_BYTES 32768.0
 
 /* netbed's tbf (tests/netbed/netbed: shape): two full frames, 1 ms. */
 #define ECOI_SIM_NETBED_BURST_BYTES 3028.0

@@ -15,6 +15,11 @@
  * waits, the waiting members fail with ECO_ERR_TIMEOUT (they would wait
  * for ever: members that disagree).
  *
+ * A send between hosts may hold its sender as PVM's does (costs'
+ * socket_bytes, hold_until): its clock goes on to when all but that much
+ * of the message is through the path, so that a member's sends to several
+ * members follow one another at each path's pace.
+ *
  * A member is a fiber (ucontext: makecontext and swapcontext, each on its
  * own stack) where the C library has them: the baton passes in one
  * thread, a few hundred nanoseconds, where two threads and their
@@ -72,6 +77,18 @@ typedef struct schunk {
 
 enum { M_READY, M_BLOCKED, M_DONE };
 
+/* A member's last message to dest that may still be on its way (its
+ * socket to dest not yet empty): when it is through, and the bytes per
+ * second it got.  A member keeps FLOWS of them, dest's in slot dest %
+ * FLOWS, the latest in a slot replacing the one before: O(n) in all,
+ * where an all-to-all of 10,000 members has 10^8 messages on their way
+ * (a member's turns among its children, and its segments to one, fit). */
+#define FLOWS 64
+typedef struct sflow {
+    int dest;                /* -1: none */
+    double end, rate;
+} sflow;
+
 typedef struct smember {
     ecoi_transport base;
     ecoi_sim *s;
@@ -83,6 +100,7 @@ typedef struct smember {
     schunk *head, *tail;     /* mailbox, in order of sending */
     eco_ctx *busy;           /* its contexts with requests (request.c): the
                               * members may share one thread */
+    sflow *flows;            /* [FLOWS] once it sent with the hold */
 #if SIM_FIBERS
     ucontext_t uc;
     char *stack;             /* mapped, a guard page first */
@@ -138,6 +156,8 @@ void ecoi_sim_costs_default(ecoi_sim_costs *c)
     c->gamma = 0.5e-9;
     c->burst_bytes = 0;     /* a plain wire (eco-sim --burst: a token bucket) */
     c->burst_seconds = 0;
+    c->socket_bytes = 0;    /* a send returns when it leaves (eco-sim
+                             * --socket-bytes: PVM's hold) */
     ecoi_model_free(d);
 }
 
@@ -280,10 +300,11 @@ static int occupy(lane *L, int i, double a, double b)
 
 /* Reserve d seconds of L from t0 on in the gaps it has, the first first
  * (packets of messages that share a link interleave; those reserved
- * before keep their times); *st when the first piece starts, returns
- * when the last ends.  Nothing is reserved before now: what ended by
- * then is forgotten. */
-static double reserve(lane *L, double now, double t0, double d, double *st)
+ * before keep their times); *st when the first piece starts, *th when dh
+ * seconds of it are done (dh <= 0: *st), returns when the last ends.
+ * Nothing is reserved before now: what ended by then is forgotten. */
+static double reserve(lane *L, double now, double t0, double d, double dh, double *st,
+                      double *th)
 {
     double cur = t0;
     int i = L->head;
@@ -309,7 +330,7 @@ static double reserve(lane *L, double now, double t0, double d, double *st)
         }
         i = lo;
     }
-    *st = -1;
+    *st = *th = -1;
     while (d > 0) {
         double piece;
         if (i < L->n && L->iv[i].en <= cur) {
@@ -323,16 +344,24 @@ static double reserve(lane *L, double now, double t0, double d, double *st)
         piece = i < L->n ? fmin(d, L->iv[i].st - cur) : d;
         if (*st < 0)
             *st = cur;
-        if (occupy(L, i, cur, cur + piece) != 0)   /* no memory: unrecorded */
+        if (*th < 0 && dh <= piece)
+            *th = cur + fmax(dh, 0.0);
+        if (occupy(L, i, cur, cur + piece) != 0) {  /* no memory: unrecorded */
+            if (*th < 0)
+                *th = cur + dh;
             return cur + d;
+        }
         cur += piece;
         d -= piece;
+        dh -= piece;
         /* back to the interval that may now cover cur (occupy merges) */
         while (i > L->head && L->iv[i - 1].en > cur)
             i--;
     }
     if (*st < 0)
         *st = cur;
+    if (*th < 0)
+        *th = cur;
     return cur;
 }
 
@@ -360,6 +389,17 @@ static double served_before(const lane *L, double t, double lead)
     return -INFINITY;
 }
 
+/* A message on its way over the links of its path, one after another. */
+typedef struct flight {
+    double bits;
+    double start;      /* when it starts on the next link */
+    double end;        /* when it is through the links so far */
+    double hbits;      /* the bits that hold the sender (< 0: none) */
+    double held;       /* when hbits of it are through the links so far */
+    double span;       /* the longest a link took from its first bit to
+                        * its last: bits / span, the pace it got */
+} flight;
+
 /*
  * One link on the way: the message starts on it when it has room and
  * the message has started on the link before, and is through it when
@@ -372,40 +412,48 @@ static double served_before(const lane *L, double t, double lead)
  * smaller of its input and B plus what a server at the rate would have
  * sent, both counted from the start.)
  */
-static void cross(const ecoi_sim *s, lane *dir, int node, double now, double bits,
-                  double *start, double *end)
+static void cross(const ecoi_sim *s, lane *dir, int node, double now, flight *f)
 {
-    double r = link_rate(s, node), st, en, lead;
+    double r = link_rate(s, node), st, en, th, lead;
 
     if (r <= 0)
         return;
-    en = reserve(&dir[node], now, *start, bits / r, &st);
+    en = reserve(&dir[node], now, f->start, f->bits / r, f->hbits / r, &st, &th);
+    f->span = fmax(f->span, en - st);
     lead = fmax(8.0 * s->c.burst_bytes / r, s->c.burst_seconds);
     if (lead > 0) {
-        st = fmax(*start, served_before(&dir[node], st, lead));
+        st = fmax(f->start, served_before(&dir[node], st, lead));
         en = served_before(&dir[node], en, lead);
+        th = served_before(&dir[node], th, lead);
     }
-    *start = st;
-    *end = fmax(*end, en);
+    f->start = st;
+    f->end = fmax(f->end, en);
+    if (f->hbits >= 0)
+        f->held = fmax(f->held, th);
 }
 
-/* When `bytes` sent from host a at time t arrive at host b. */
-static double route(ecoi_sim *s, int a, int b, size_t bytes, double t)
+/* f (bits and hbits set) sent from host a to host b at time t: when it
+ * arrives (f->end), when its first hbits have (f->held) and the pace it
+ * got (f->span). */
+static void route(ecoi_sim *s, int a, int b, double t, flight *f)
 {
-    double bits = 8.0 * (double)bytes, start = t, end = t;
     int down[256], nd = 0;
 
-    if (a == b)
-        return t + s->c.beta_tasks * (double)bytes;
+    f->start = f->end = f->held = t;
+    f->span = 0;
+    if (a == b) {
+        f->end = t + s->c.beta_tasks * f->bits / 8.0;
+        return;
+    }
     if (!s->topo) {
-        cross(s, s->up, a, t, bits, &start, &end);
-        cross(s, s->down, b, t, bits, &start, &end);
-        return end;
+        cross(s, s->up, a, t, f);
+        cross(s, s->down, b, t, f);
+        return;
     }
     const ecoi_topo_node *nd_ = s->topo->node;
     while (a != b) {
         if (a >= 0 && (b < 0 || nd_[a].depth >= nd_[b].depth)) {
-            cross(s, s->up, a, t, bits, &start, &end);
+            cross(s, s->up, a, t, f);
             a = nd_[a].parent;
         } else {
             if (nd < (int)(sizeof down / sizeof down[0]))
@@ -414,8 +462,7 @@ static double route(ecoi_sim *s, int a, int b, size_t bytes, double t)
         }
     }
     while (nd > 0)
-        cross(s, s->down, down[--nd], t, bits, &start, &end);
-    return end;
+        cross(s, s->down, down[--nd], t, f);
 }
 
 /* ------------------------------------------------------------------ */
@@ -495,13 +542,56 @@ static void chunk_free(schunk *c)
     free(c);
 }
 
+/* me's last message to dest if it may still be on its way, or NULL. */
+static const sflow *flow_find(const smember *me, int dest)
+{
+    const sflow *f = me->flows ? &me->flows[dest % FLOWS] : NULL;
+
+    return f && f->dest == dest && f->end > me->clock ? f : NULL;
+}
+
+/* Record me's message to dest, through at end at rate bytes/s: 0, or -1. */
+static int flow_put(smember *me, int dest, double end, double rate)
+{
+    if (!me->flows) {
+        if (!(me->flows = malloc(FLOWS * sizeof *me->flows)))
+            return -1;
+        for (int i = 0; i < FLOWS; i++)
+            me->flows[i].dest = -1;
+    }
+    me->flows[dest % FLOWS] = (sflow){ dest, end, rate };
+    return 0;
+}
+
+/*
+ * PVM's hold: pvm_send returns when what it has left to write fits in the
+ * socket to dest (k bytes), so that a member's sends to several
+ * destinations follow one another at the pace of each path.  Written
+ * after the messages before it to dest (the latest of them: prev, which
+ * went at its own pace), this one (f) leaves the sender when f->held (all
+ * but k of it through: f->hbits) and prev is through but for the room
+ * left.  Returns when.
+ */
+static double hold_until(double now, double k, double bytes, const flight *f,
+                         const sflow *prev)
+{
+    double t = bytes > k ? fmax(now, f->held) : now;
+
+    if (prev)
+        t = fmax(t, prev->end - fmax(0.0, k - bytes) / prev->rate);
+    return t;
+}
+
 static int post(ecoi_sim *s, smember *me, int dest, int tag, const ecoi_sig *sig,
                 const void *buf, size_t bytes)
 {
     smember *d = &s->m[dest];
     size_t keep = s->data ? bytes : 0;
+    const int hold = s->c.socket_bytes > 0 && d->host != me->host;
+    double until = 0;
     schunk *c;
     srec *m;
+    flight fl;
     int key;
 
     me->clock += alpha_between(s, me, d) / 2;
@@ -534,13 +624,26 @@ static int post(ecoi_sim *s, smember *me, int dest, int tag, const ecoi_sig *sig
     m->src = me->rank;
     m->key = key;
     m->bytes = bytes;
-    m->arrive = route(s, me->host, d->host, bytes, me->clock);
+    fl.bits = 8.0 * (double)bytes;
+    fl.hbits = hold ? 8.0 * ((double)bytes - s->c.socket_bytes) : -1;
+    route(s, me->host, d->host, me->clock, &fl);
+    m->arrive = fl.end;
     s->messages++;
     if (d->state == M_BLOCKED) {
         if (d->wait_src == me->rank && d->wait_tag == tag)
             wake(s, d, m->arrive, ECO_OK);
         else if (d->wait_tag == tag && !ecoi_sig_equal(sig, &d->base.sig))
             wake(s, d, me->clock, ECO_ERR_MISMATCH);
+    }
+    if (hold) {
+        until = hold_until(me->clock, s->c.socket_bytes, (double)bytes, &fl,
+                           flow_find(me, dest));
+        if (flow_put(me, dest, fl.end, fl.span > 0 ? (double)bytes / fl.span : INFINITY))
+            return ECO_ERR_NOMEM;
+        if (until > me->clock) {
+            me->clock = until;
+            yield_at(s, me, me->clock);
+        }
     }
     return ECO_OK;
 }
@@ -765,6 +868,7 @@ void ecoi_sim_free(ecoi_sim *s)
     if (!s)
         return;
     for (int r = 0; s->m && r < s->n; r++) {
+        free(s->m[r].flows);
         while (s->m[r].head) {
             schunk *c = s->m[r].head;
             s->m[r].head = c->next;

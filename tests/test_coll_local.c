@@ -1255,14 +1255,16 @@ static void sim_member(int rank, void *arg)
     eco_finalize(ctx);
 }
 
-/* The battery over a flat simulated network; the members' final clocks
- * into clock[] (deterministic: the same on every run). */
-static void sim_battery(const config *c, int shared, double *clock)
+/* The battery over a flat simulated network, senders held as PVM's
+ * (hold) or not; the members' final clocks into clock[] (deterministic:
+ * the same on every run). */
+static void sim_battery(const config *c, int shared, int hold, double *clock)
 {
     ecoi_sim_costs costs;
     simrun S = { c, NULL, NULL, calloc((size_t)c->n, sizeof(member)) };
 
     ecoi_sim_costs_default(&costs);
+    costs.socket_bytes = hold ? ECOI_SIM_SOCKET_BYTES : 0;
     S.sim = ecoi_sim_new(c->n, NULL, NULL, &costs, 1);
     CU_ASSERT_FATAL(S.ms && S.sim);
     if (shared)
@@ -1295,14 +1297,16 @@ static void test_simulated(void)
                      .member_host = { 2, 0, 0, 1, 3, 3, 3, 0, 2, 1, 2, 3, 0 } };
     double a[64], b[64];
 
-    sim_battery(&fig1, 0, a);
-    sim_battery(&fig1, 1, b);    /* shared contexts: the same run */
-    for (int r = 0; r < fig1.n; r++)
-        CU_ASSERT_DOUBLE_EQUAL(a[r], b[r], 0.0);
-    sim_battery(&tasks, 1, a);
-    sim_battery(&tasks, 1, b);
-    for (int r = 0; r < tasks.n; r++)
-        CU_ASSERT_DOUBLE_EQUAL(a[r], b[r], 0.0);
+    for (int hold = 0; hold <= 1; hold++) {
+        sim_battery(&fig1, 0, hold, a);
+        sim_battery(&fig1, 1, hold, b);    /* shared contexts: the same run */
+        for (int r = 0; r < fig1.n; r++)
+            CU_ASSERT_DOUBLE_EQUAL(a[r], b[r], 0.0);
+        sim_battery(&tasks, 1, hold, a);
+        sim_battery(&tasks, 1, hold, b);
+        for (int r = 0; r < tasks.n; r++)
+            CU_ASSERT_DOUBLE_EQUAL(a[r], b[r], 0.0);
+    }
 }
 
 static const eco_unit_test tests[] = {
