@@ -405,6 +405,16 @@ static inline int ecoi_tag_diff(int a, int b)
     return (int)(((unsigned)a - (unsigned)b) << 8) >> 8;
 }
 
+/* Keep in *last the latest tag sent to a member (0: none yet).  Sends to
+ * one member need not come in tag order (hier sends its own run on a
+ * later tag than the runs it passes on, interleaved), and a WAIT for a
+ * tag at or before it must not be taken for one never sent. */
+static inline void ecoi_note_sent(int *last, int tag)
+{
+    if (!*last || ecoi_tag_diff(tag, *last) > 0)
+        *last = tag;
+}
+
 /* The pipelining segment in bytes from $ECO_SEGMENT_SIZE, or -1 (when
  * unset): chosen per call by the model (select.c). */
 long ecoi_segment_from_env(void);

@@ -36,7 +36,7 @@ struct ecoi_local_world {
     ecoi_sig *sig;             /* [n] */
     int *call_tag;             /* [n] */
     unsigned char *inside;     /* [n] */
-    int *last_sent;            /* [n*n]: last_sent[from*n+to], a tag or 0 */
+    int *last_sent;            /* [n*n]: [from*n+to], the latest tag sent or 0 */
     /* Flow control as pvm_transport.c's, in messages: epochs of
      * ECOI_FLOW_MSGS; a send waits while its epoch is more than one
      * ahead of the last its receiver finished reading. */
@@ -167,19 +167,25 @@ static int l_post(ecoi_local_world *w, int src, int dest, int tag,
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_sec += (time_t)w->timeout;
+        int rc = ECO_OK;
+        /* as flow_wait: the receiver's abort (aborted[to*n+from], to
+         * this sender) ends the wait with its error */
         while (w->sent[k] / ECOI_FLOW_MSGS > w->read[k] / ECOI_FLOW_MSGS + 1 &&
-               !w->dead[dest] && !w->dead[src])
-            if (pthread_cond_timedwait(&w->cond, &w->lock, &until) == ETIMEDOUT) {
-                pthread_mutex_unlock(&w->lock);
-                free(m);
-                return ECO_ERR_TIMEOUT;
-            }
+               !w->dead[dest] && !w->dead[src] && rc == ECO_OK)
+            if ((rc = w->aborted[k]) == ECO_OK &&
+                pthread_cond_timedwait(&w->cond, &w->lock, &until) == ETIMEDOUT)
+                rc = ECO_ERR_TIMEOUT;
+        if (rc != ECO_OK) {
+            pthread_mutex_unlock(&w->lock);
+            free(m);
+            return rc;
+        }
         w->sent[k]++;
     }
     for (tail = &w->head[dest]; *tail; tail = &(*tail)->next)
         ;
     *tail = m;
-    w->last_sent[src * w->n + dest] = tag;
+    ecoi_note_sent(&w->last_sent[src * w->n + dest], tag);
     w->posted++;
     pthread_cond_broadcast(&w->cond);
     pthread_mutex_unlock(&w->lock);

@@ -146,7 +146,7 @@ typedef struct pvm_tp {
     int mismatch;               /* a WAIT showed a disagreement */
     flow *out, *in;             /* [n] towards / from each member */
     unsigned *acked;            /* [n] epochs each member acknowledged */
-    int *last_sent;             /* [n] the last tag sent to each, or 0 */
+    int *last_sent;             /* [n] the latest tag sent to each, or 0 */
     stashed *stash;             /* in arrival order */
     struct pvm_tp *next_live;
     int last_pvm;               /* eco_last_pvm_error: the last failed PVM status */
@@ -746,7 +746,7 @@ static int tp_send(ecoi_transport *t, int dest, int tag, const void *buf,
     pvm_freebuf(bid);
     if (rc == ECO_OK) {
         flow_count(&p->out[dest], count * ecoi_type_size(datatype));
-        p->last_sent[dest] = tag;
+        ecoi_note_sent(&p->last_sent[dest], tag);
     }
     return rc;
 }
@@ -885,7 +885,7 @@ static int deliver(pvm_tp *p, int src, int tag, int bid, int read_hdr, int their
         pvm_setsbuf(0);
         if (rc == ECO_OK) {
             flow_count(&p->out[fwd[i]], payload);
-            p->last_sent[fwd[i]] = tag;
+            ecoi_note_sent(&p->last_sent[fwd[i]], tag);
         }
     }
     pvm_setrbuf(bid);

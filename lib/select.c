@@ -1036,11 +1036,11 @@ static double tree_gather_net(const pm *p, const eco_tree *t, double bytes)
 }
 
 /* hier with segments of m bytes (0: whole runs): the gather, then the
- * leaders' exchange rounds and the runs going down the groups' trees as
- * they come (the last only after the last round), then the last run's
- * pass down the trees.  The stretch while the runs but the last go down
- * lasts as long as the exchange's rounds or as the trees' busiest
- * resource under those runs, whichever is longer: the exchange is paced
+ * leaders' exchange rounds and every run going down the groups' trees
+ * segment by segment as it comes, then the last segment's way down.  The
+ * stretch while the runs go down lasts as long as the exchange's rounds
+ * or as the trees' busiest resource under those runs, whichever is
+ * longer: the exchange is paced
  * by the slow links between groups, and a member's load would count
  * it at that pace as if it kept the member from sending down. */
 /* The longest run among S leaders' groups, of `bytes` per member. */
