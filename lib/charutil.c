@@ -578,13 +578,9 @@ static int survey_of(const eco_map *m, survey *w)
         survey_free(w);
         return ECO_ERR_NOMEM;
     }
-    for (int s = 0; s < m->nsubnets; s++)
-        w->first[s] = -1;
-    for (int h = m->nhosts - 1; h >= 0; h--) {
-        w->next[h] = w->first[m->subnet[h]];
-        w->first[m->subnet[h]] = h;
+    ecoi_group_lists(m->nhosts, m->subnet, m->nsubnets, w->first, w->next);
+    for (int h = 0; h < m->nhosts; h++)
         w->size[m->subnet[h]]++;
-    }
     for (int a = 0; a < m->nhosts; a++)
         for (int i = 0; i < m->adj[a].n; i++) {
             int b = m->adj[a].link[i].to, s = m->subnet[a], t = m->subnet[b];

@@ -140,6 +140,9 @@ int ecoi_map_zero_hops(const eco_map *m, const int *first, const int *next, int 
 /* The members of each class: first[c] then next[h], ascending, -1 ends
  * (first: room for ncls, next: for nhosts). */
 void ecoi_hops_members(const eco_map *m, int *first, int *next);
+/* Hosts 0..n-1 listed by group (group[h] in 0..ngroups-1, or < 0: in
+ * none): first[g], then next[h], ascending, -1 ends. */
+void ecoi_group_lists(int n, const int *group, int ngroups, int *first, int *next);
 /* lib/map.c's storage: room for ncap hosts (old rows kept, new ones
  * without class or exception), host p inserted (indexes from p move up),
  * all freed.  ECO_OK or ECO_ERR_NOMEM. */

@@ -279,16 +279,21 @@ int ecoi_map_build_hops(eco_map *m, int (*get)(void *arg, int a, int b), void *a
 /* The walk of the partition                                           */
 /* ------------------------------------------------------------------ */
 
+void ecoi_group_lists(int n, const int *group, int ngroups, int *first, int *next)
+{
+    for (int g = 0; g < ngroups; g++)
+        first[g] = -1;
+    for (int h = n - 1; h >= 0; h--) { /* lists end up ascending */
+        int g = group[h];
+        next[h] = g >= 0 ? first[g] : -1;
+        if (g >= 0)
+            first[g] = h;
+    }
+}
+
 void ecoi_hops_members(const eco_map *m, int *first, int *next)
 {
-    for (int c = 0; c < m->hops.ncls; c++)
-        first[c] = -1;
-    for (int h = m->nhosts - 1; h >= 0; h--) { /* lists end up ascending */
-        int c = m->hops.cls[h];
-        next[h] = c >= 0 ? first[c] : -1;
-        if (c >= 0)
-            first[c] = h;
-    }
+    ecoi_group_lists(m->nhosts, m->hops.cls, m->hops.ncls, first, next);
 }
 
 int ecoi_map_zero_hops(const eco_map *m, const int *first, const int *next, int a, int *out)

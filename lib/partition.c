@@ -187,13 +187,10 @@ static int place_by_hops(const eco_map *m, uf *u, double f)
         ecoi_hops_members(m, w.cfirst, w.cnext);
         for (int h = 0; h < m->nhosts; h++) {
             w.root[h] = find(u, h);
-            w.first[h] = w.into[h] = -1;
-        }
-        for (int h = m->nhosts - 1; h >= 0; h--) {
-            w.next[h] = w.first[w.root[h]];
-            w.first[w.root[h]] = h;
+            w.into[h] = -1;
             w.size[w.root[h]]++;
         }
+        ecoi_group_lists(m->nhosts, w.root, m->nhosts, w.first, w.next);
         costs_around(m, &w);
         for (int s = 0; s < m->nhosts; s++)
             if (w.first[s] >= 0 && all_unplaced(&w, s, f))

@@ -147,12 +147,7 @@ static int print_subnets(const eco_map *m, FILE *out)
         free(head);
         return ECO_ERR_NOMEM;
     }
-    for (int s = 0; s < m->nsubnets; s++)
-        head[s] = -1;
-    for (int h = m->nhosts - 1; h >= 0; h--) { /* lists end up ascending */
-        next[h] = head[m->subnet[h]];
-        head[m->subnet[h]] = h;
-    }
+    ecoi_group_lists(m->nhosts, m->subnet, m->nsubnets, head, next);
     for (int s = 0; s < m->nsubnets; s++) {
         fprintf(out, "subnet %d k=%d", s, m->degree[s]);
         for (int h = head[s]; h >= 0; h = next[h])
