@@ -17,6 +17,19 @@
 /* The message context of the layer's broadcast traffic: below the range
  * pvm_newcontext hands out, beside the library's own (eco_pvm.h). */
 #define ECOI_COMPAT_CONTEXT 0x3ec1
+/* The context of the library's control messages, for every context of the
+ * process (exit notices, aborts, acknowledgements, flushes), from the same
+ * range.  One fixed context, read by every transport: a notice for a
+ * context that is gone is read and dropped there, instead of staying
+ * forever in a freed context's queue.  The layer's receives return for
+ * them (lib/compat/brecv.c), so that a member blocked in a receive of the
+ * program's still answers (e.g. a FLUSH from a member that leaves). */
+#define ECOI_CTRL_CONTEXT 0x3ec2
+
+/* Read every control message that has arrived (exit notices, aborts,
+ * acknowledgements, flushes) and hand each to its transport; keeps the
+ * caller's context and receive buffer (lib/pvm_transport.c). */
+void ecoi_pvm_pump(void);
 
 /* Size in bytes of one element of a PVM datatype, 0 when unsupported. */
 size_t ecoi_type_size(int datatype);

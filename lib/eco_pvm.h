@@ -23,14 +23,9 @@
 /* The context in which eco_init's first message travels: below the range
  * pvm_newcontext hands out (host number << 18), so never one of those. */
 #define ECOI_BOOT_CONTEXT 0x3ec0
-/* 0x3ec1, from the same range: ECOI_COMPAT_CONTEXT (eco_compat_iface.h),
- * the PVM compatibility layer's broadcast traffic. */
-/* The context of the control messages of every context of the process
- * (exit notices, aborts, acknowledgements), from the same range.  One
- * fixed context, read by every transport: a notice for a context that is
- * gone is read and dropped there, instead of staying forever in a freed
- * context's queue. */
-#define ECOI_CTRL_CONTEXT 0x3ec2
+/* 0x3ec1 and 0x3ec2, from the same range: ECOI_COMPAT_CONTEXT, the PVM
+ * compatibility layer's broadcast traffic, and ECOI_CTRL_CONTEXT, the
+ * library's control messages (eco_compat_iface.h). */
 
 /* A transport over PVM for member rank of tids[0..n-1]; instance tells
  * its control messages from those of other contexts (rank 0 draws it). */
@@ -43,10 +38,7 @@ int ecoi_pvm_watch(ecoi_transport *t);
 /* The process-wide exit watch: PVM is asked once per task (a watch is
  * never cancelled, since PVM 3.4 answers a cancel with a notice). */
 int ecoi_pvm_watch_tids(int n, const int *tids);
-/* Read every control message that has arrived (exit notices, aborts,
- * acknowledgements) and hand each to its transport; keeps the caller's
- * context and receive buffer. */
-void ecoi_pvm_pump(void);
+/* ecoi_pvm_pump: eco_compat_iface.h. */
 /* 1 when the exit notice of tid has arrived. */
 int ecoi_pvm_gone(int tid);
 /* Record a failed PVM call's status (< 0) for eco_last_pvm_error(NULL)

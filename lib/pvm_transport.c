@@ -71,6 +71,7 @@
 #include <pvm3.h>
 #include "eco_coll.h"
 #include "eco_pvm.h"
+#include "eco_log.h"
 
 #define ECOI_POLL_USEC 50000 /* one wait slice: 50 ms */
 /* How many more slices a member waits for a message from a member that
@@ -665,7 +666,11 @@ static int flow_wait(pvm_tp *p, int dest)
  * once for its own daemon, which keeps them, and the layer for legacy
  * programs (lib/compat), which keeps PVM's default route and rebuilds a
  * group's context whenever its members change, must not wait at each
- * rebuild for members busy elsewhere.
+ * rebuild for members busy elsewhere.  A legacy program that asked for
+ * direct links does wait, e.g. in pvm_lvgroup, but a member blocked in
+ * any receive of the program's answers at once (lib/compat/brecv.c): one
+ * that waits for the leaver's next message would otherwise hold it 10 s.
+ * Giving up is logged (ECO_LOG_INFO).
  */
 static int all_read(const pvm_tp *p, int d)
 {
@@ -695,15 +700,20 @@ static void flow_drain(pvm_tp *p)
         pump(0);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
-        int pending = 0;
-        for (int d = 0; d < p->n && !pending; d++)
-            pending = d != p->rank && !p->dead[d] && !p->aborted[d] &&
-                      (p->acked[d] < p->out[d].epoch || (direct && !all_read(p, d)));
-        if (!pending || p->any_abort || p->mismatch)
+        int pending = -1;
+        for (int d = 0; d < p->n && pending < 0; d++)
+            if (d != p->rank && !p->dead[d] && !p->aborted[d] &&
+                (p->acked[d] < p->out[d].epoch || (direct && !all_read(p, d))))
+                pending = d;
+        if (pending < 0 || p->any_abort || p->mismatch)
             return;
         clock_gettime(CLOCK_MONOTONIC, &t);
-        if (t.tv_sec - t0.tv_sec > ECOI_DRAIN_SECONDS)
+        if (t.tv_sec - t0.tv_sec > ECOI_DRAIN_SECONDS) {
+            ecoi_log(ECO_LOG_INFO, "eco_finalize: member %d (t%x) has not said in %d s that "
+                     "it read what it was sent; going on", pending, (unsigned)p->tids[pending],
+                     ECOI_DRAIN_SECONDS);
             return;
+        }
         pump(1);
     }
 }

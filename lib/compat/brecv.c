@@ -72,6 +72,9 @@ typedef struct sender {
 } sender;
 
 static sender *senders;
+/* A receive returned early for a message of libeco's control context
+ * (app_match): the next pump hands it to libeco. */
+static int ctrl_seen;
 
 /* The put-backs on their way to this task, in sending order. */
 typedef struct reinj {
@@ -550,6 +553,10 @@ void ecopvm_pump(void)
         return;
     pumping = 1;
     ecopvm.depth++;
+    if (ctrl_seen) {
+        ctrl_seen = 0;
+        ecoi_pvm_pump();
+    }
     ecopvm_save(&sv, ECOPVM_CTX);
     me = pvm_mytid();
     for (int round = 0; round < 64 && (control_queued() || any_blocking()); round++) {
@@ -600,6 +607,13 @@ static int app_match(int mid, int tid, int tag)
         return 0;
     if (mi.ctx == ECOPVM_CTX)
         return mi.tag == ECOPVM_TAG_PAY ? 0 : ECOPVM_BREAK;
+    /* libeco's control messages, unless libeco itself is waiting for
+     * them: a member that leaves a group or exits waits until the others
+     * have read what it sent them (FLUSH), and one blocked here answers. */
+    if (mi.ctx == ECOI_CTRL_CONTEXT && app_ctx != ECOI_CTRL_CONTEXT) {
+        ctrl_seen = 1;
+        return ECOPVM_BREAK;
+    }
     if ((s = find_sender(mi.src, 0)) && has_ctx(s, mi.ctx) && !is_vis(s, mid)) {
         if (blocking(s))
             return ECOPVM_BREAK;

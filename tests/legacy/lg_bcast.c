@@ -186,7 +186,8 @@ static void worker(void)
      * link this worker opened to the master now would let the master's
      * next messages overtake those still on their way through the
      * daemons (PVM keeps a pair's order only on one route). */
-    lg_line("2 routing: %s has PvmRoute %d after a barrier", who(me), pvm_getopt(PvmRoute));
+    lg_line("2 routing: %s has %s PvmRoute after a barrier", who(me),
+            pvm_getopt(PvmRoute) == lg_route ? "its own" : "another");
 
     /* Worker-to-worker traffic on the same tag, while the master sends. */
     send_ints(next, 11, 9, w, PvmDataDefault);

@@ -28,6 +28,7 @@ static int lg_is_master;
 static int lg_ntask;             /* workers */
 static int lg_tids[64];          /* workers' tids (master: all; worker: from GO) */
 static int lg_phase;             /* phases flushed so far */
+static int lg_route;             /* PvmRoute as the program set it */
 /* Master: lines by phase (workers may run a phase ahead), done notices. */
 static char *lg_lines[LG_MAXLINES];
 static int lg_line_phase[LG_MAXLINES];
@@ -118,6 +119,12 @@ static inline void lg_start(int argc, char **argv)
     lg_is_master = !(argc > 1 && strcmp(argv[1], "worker") == 0);
     if (pvm_mytid() < 0)
         exit(2);
+    /* LG_ROUTE=direct: a program that asks for direct task-to-task links
+     * itself, as many PVM programs do. */
+    if ((e = getenv("LG_ROUTE")) && strcmp(e, "direct") == 0)
+        pvm_setopt(PvmRoute, PvmRouteDirect);
+    lg_route = pvm_getopt(PvmRoute);
+    e = getenv("LG_NTASK");
     if (!lg_is_master) {
         pvm_recv(pvm_parent(), LG_TAG_GO);
         pvm_upkint(&lg_ntask, 1, 1);
