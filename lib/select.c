@@ -645,18 +645,27 @@ static void loads_add(const pm *p, loads *l, int a, int b, double bytes, double 
     loads_add_n(p, l, a, b, bytes, 1.0, combine);
 }
 
-static double loads_max(const pm *p, const loads *l)
+/* The busiest link's load: a host's, a subnet's or a site's. */
+static double loads_link_max(const pm *p, const loads *l)
 {
     double m = 0.0;
 
-    for (int r = 0; r < p->n; r++)
-        m = fmax(m, fmax(l->node_out[r], l->node_in[r]));
     for (int h = 0; h < p->nhosts; h++)
         m = fmax(m, fmax(l->host_out[h], l->host_in[h]));
     for (int s = 0; s < p->model->nsubnets; s++)
         m = fmax(m, fmax(l->sub_out[s], l->sub_in[s]));
     for (int s = 0; s < p->n && p->site; s++)
         m = fmax(m, fmax(l->site_out[s], l->site_in[s]));
+    return m;
+}
+
+/* The busiest resource's load: a member's sends or receives, or a link. */
+static double loads_max(const pm *p, const loads *l)
+{
+    double m = loads_link_max(p, l);
+
+    for (int r = 0; r < p->n; r++)
+        m = fmax(m, fmax(l->node_out[r], l->node_in[r]));
     return m;
 }
 
@@ -710,6 +719,10 @@ typedef struct seg_pass {
     int S, reduce;
     double bytes;
     loads *l;
+    /* time leaves in l the loads of one step of the pipeline, every
+     * stage at once, all of whose messages go out together: a step of
+     * rounds that wait for each other (ecoi_sched_allreduce) */
+    int step_loads;
 } seg_pass;
 
 /* A shorter segment is taken only when predicted this much faster: more
@@ -719,27 +732,58 @@ typedef struct seg_pass {
  * of 16 KB: 8 KB predicted 0.7% faster than whole, measured 4% slower. */
 #define SEGMENT_GAIN 0.01
 
+/* What a round of a pipeline may put on one link, in seconds at its
+ * rate.  A pipeline whose rounds wait for each other puts each round's
+ * messages on a link at once; what the link's queue cannot take is lost,
+ * and TCP's recovery stalls the rounds behind it.  netbed's links queue
+ * 50 ms (tbf latency).  Reduce-to-all (rsag), TCP segments retransmitted
+ * per run of 7 and median ms, 2026-11-26 (doc/benchmarks.md run 8):
+ * multilevel, 128 KB: 32 KB segments (46 ms a round on the 5 Mbit/s link
+ * between the sites) 60-87 and 279-405 ms, a timeout one run in three;
+ * 16 KB (23 ms) 2-4 and 235 ms, though predicted only 0.3% faster.
+ * eco-paper, 1 MB: 32 KB (35 ms a round into a 10 Mbit/s segment) 155-279
+ * and 1265-1491 ms; 16 KB (17 ms) 1-14 and 1277.  Between the two. */
+#define LINK_QUEUE 0.03
+/* A segment whose rounds fit every link's queue is taken over a longer
+ * one whose rounds do not, unless predicted this much slower. */
+#define QUEUE_SLACK 0.05
+
+/* 1 when the step q->time left in q->l puts more on some link than it
+ * queues (LINK_QUEUE). */
+static int over_queue(const seg_pass *q)
+{
+    return q->step_loads && loads_link_max(q->p, q->l) > LINK_QUEUE;
+}
+
 /* The best segment for q: forced, else 0 (whole) or a power of two from
  * 1 KiB below upto, from the longest down, each shorter one only when it
- * gains SEGMENT_GAIN. */
+ * gains SEGMENT_GAIN, or when its rounds fit the links' queues where the
+ * best so far's do not and it loses less than QUEUE_SLACK. */
 static double best_segment(const seg_pass *q, double upto, long forced, size_t *segment)
 {
     double best, b;
     size_t top = 1024;
+    int over, o;
 
     if (forced >= 0) {
         *segment = (size_t)forced;
         return q->time(q, (double)forced);
     }
     best = q->time(q, 0);
+    over = over_queue(q);
     *segment = 0;
     while ((double)(top * 2) < upto)
         top *= 2;
-    for (size_t s = top; s >= 1024 && (double)s < upto; s /= 2)
-        if ((b = q->time(q, (double)s)) < best * (1.0 - SEGMENT_GAIN)) {
+    for (size_t s = top; s >= 1024 && (double)s < upto; s /= 2) {
+        b = q->time(q, (double)s);
+        o = over_queue(q);
+        if (o == over ? b < best * (1.0 - SEGMENT_GAIN)
+                      : !o && b < best * (1.0 + QUEUE_SLACK)) {
             best = b;
+            over = o;
             *segment = s;
         }
+    }
     return best;
 }
 
@@ -752,7 +796,7 @@ static double tree_pass_seg(const seg_pass *q, double seg)
 static double tree_pass_best(const pm *p, const eco_tree *t, double bytes, int reduce,
                              long forced, loads *l, size_t *segment)
 {
-    const seg_pass q = { tree_pass_seg, p, t, NULL, 0, reduce, bytes, l };
+    const seg_pass q = { tree_pass_seg, p, t, NULL, 0, reduce, bytes, l, 0 };
 
     return best_segment(&q, bytes, forced, segment);
 }
@@ -1131,7 +1175,7 @@ static double hier_seg(const seg_pass *q, double seg)
 static double hier_time(const pm *p, const eco_tree *forest, const int *leaders, int S,
                         double bytes, long forced, loads *l, size_t *segment)
 {
-    const seg_pass q = { hier_seg, p, forest, leaders, S, 0, bytes, l };
+    const seg_pass q = { hier_seg, p, forest, leaders, S, 0, bytes, l, 0 };
 
     return best_segment(&q, longest_run(forest, leaders, S, bytes), forced, segment);
 }
@@ -1210,9 +1254,11 @@ static double allreduce_pass(const pm *p, const eco_tree *t, const int *leaders,
 
     if (S > 1)
         fill += rsag_exchange(p, leaders, S, m, l, 0);
+    /* the loads of one step, left in l for best_segment (over_queue);
+     * none for one segment, whose messages no later round waits behind */
+    loads_clear(p, l);
     if (nseg <= 1)
         return fill;
-    loads_clear(p, l);
     tree_loads(p, t, m, 1, l);
     tree_loads(p, t, m, 0, l);
     if (S > 1)
@@ -1229,7 +1275,7 @@ static double allreduce_seg(const seg_pass *q, double seg)
 static double allreduce_time(const pm *p, const eco_tree *t, const int *leaders, int S,
                              double bytes, long forced, loads *l, size_t *segment)
 {
-    const seg_pass q = { allreduce_seg, p, t, leaders, S, 0, bytes, l };
+    const seg_pass q = { allreduce_seg, p, t, leaders, S, 0, bytes, l, 1 };
 
     return best_segment(&q, bytes, forced, segment);
 }
@@ -1349,7 +1395,7 @@ static double rank_chain_seg(const seg_pass *q, double seg)
 static double rank_chain_time(const pm *p, double bytes, long forced, size_t *segment,
                               loads *l)
 {
-    const seg_pass q = { rank_chain_seg, p, NULL, NULL, 0, 0, bytes, l };
+    const seg_pass q = { rank_chain_seg, p, NULL, NULL, 0, 0, bytes, l, 0 };
 
     return best_segment(&q, bytes, forced, segment);
 }
@@ -1495,7 +1541,7 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
     case ECOI_C_GATHER:
         return tree_gather_net(p, t, bytes);
     case ECOI_C_SCATTER: {
-        const seg_pass q = { tree_scatter_seg, p, t, NULL, 0, 0, bytes, l };
+        const seg_pass q = { tree_scatter_seg, p, t, NULL, 0, 0, bytes, l, 0 };
         return best_segment(&q, bytes * (t->n - 1), forced, segment);
     }
     case ECOI_C_SCAN:

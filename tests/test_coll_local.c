@@ -434,6 +434,32 @@ static void test_select_planted(void)
     unplant(m);
     eco_map_free(m);
 
+    /* Two subnets of 4 hosts, 5 Mbit/s between them (multilevel.topo's
+     * sites): reduce-to-all in rounds that wait for each other puts a
+     * segment a round on the link each way (half reduce-scatter, half
+     * gather-to-all); a round that takes more than 30 ms there overflows
+     * a router's queue (select.c LINK_QUEUE), so 128 KB to 1 MB go in
+     * segments of at most 18,750 bytes (on multilevel, 128 KB in 32 KB
+     * segments measured 279-405 ms, in 16 KB 235; without the queue the
+     * model cuts 256 KB and more into 32 and 64 KB) */
+    {
+        config t = { .n = 8, .nh = 8, .nsub = 2, .degree = { 2, 2 },
+                     .host_subnet = { 0, 0, 0, 0, 1, 1, 1, 1 },
+                     .member_host = { 0, 1, 2, 3, 4, 5, 6, 7 } };
+        m = make_map(&t);
+        for (int a = 0; a < 8; a++)
+            for (int b = 0; b < 8; b++)
+                if (a / 4 != b / 4)
+                    ecoi_map_set_cost(m, a, b, 26e-3);
+        m->model = plant(2, 50e-6, 8e-8, 300e-6, 1.6e-6, 1.6e-6);
+        for (size_t bytes = 131072; bytes <= 1048576; bytes *= 2) {
+            CU_ASSERT_STRING_EQUAL(winner(m, &t, ECOI_C_ALLREDUCE, bytes, &seg), "rsag");
+            CU_ASSERT(seg > 0 && (double)seg * 1.6e-6 <= 0.03);
+        }
+        unplant(m);
+        eco_map_free(m);
+    }
+
     /* Subnets of 3, 2 and 2 hosts behind 10, 20 and 5 Mbit/s
      * (uneven.topo), the slowest the dearest to reach: a scatter from
      * subnet 0 that starts on the slowest link first ends when that link
