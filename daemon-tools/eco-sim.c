@@ -99,6 +99,9 @@ static void usage(FILE *f)
         "                       of what the sender queued for that member is\n"
         "                       through, as PVM's does (default 32768, PVM's socket\n"
         "                       buffer; 0: when it leaves)\n"
+        "      --mtu=BYTES      every link stores and forwards packets of BYTES:\n"
+        "                       each hop a message crosses adds its packet's time\n"
+        "                       at that hop's rate (default 0: a fluid wire)\n"
         "  -h, --help           show this help and exit\n"
         "  -V, --version        show the version and exit\n"
         "\n"
@@ -422,9 +425,10 @@ typedef struct options {
     int csv, tasks, nodata;
     double alpha, burst;     /* burst < 0: netbed's tbf */
     double socket;           /* the hold's bytes (ecoi_sim_costs) */
+    double mtu;              /* store and forward's packet (ecoi_sim_costs) */
 } options;
 
-enum { OPT_SOCKET = 256 };   /* long options without a letter */
+enum { OPT_SOCKET = 256, OPT_MTU };   /* long options without a letter */
 
 static int parse_args(int argc, char **argv, sim_run *R, options *o)
 {
@@ -436,6 +440,7 @@ static int parse_args(int argc, char **argv, sim_run *R, options *o)
         { "iters", required_argument, NULL, 'i' }, { "no-data", no_argument, NULL, 'D' },
         { "alpha", required_argument, NULL, 'a' }, { "burst", required_argument, NULL, 'b' },
         { "socket-bytes", required_argument, NULL, OPT_SOCKET },
+        { "mtu", required_argument, NULL, OPT_MTU },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 }
     };
@@ -505,6 +510,11 @@ static int parse_args(int argc, char **argv, sim_run *R, options *o)
             if ((v = ecoc_number(optarg, 0, 1L << 30)) < 0)
                 return usage_error("bad socket bytes '%s' (0 to 1073741824)", optarg);
             o->socket = (double)v;
+            break;
+        case OPT_MTU:
+            if ((v = ecoc_number(optarg, 0, 1L << 20)) < 0)
+                return usage_error("bad MTU '%s' (bytes, 0 to 1048576)", optarg);
+            o->mtu = (double)v;
             break;
         case 'h': usage(stdout); return 0;
         case 'V': printf(PROG " (libeco) " PACKAGE_VERSION "\n"); return 0;
@@ -665,6 +675,7 @@ int main(int argc, char **argv)
     costs.burst_bytes = o.burst >= 0 ? o.burst : ECOI_SIM_NETBED_BURST_BYTES;
     costs.burst_seconds = o.burst >= 0 ? 0 : ECOI_SIM_NETBED_BURST_SECONDS;
     costs.socket_bytes = o.socket;
+    costs.mtu_bytes = o.mtu;
     for (int i = 0; i < R.nsizes; i++)
         if ((size_t)R.sizes[i] > biggest)
             biggest = (size_t)R.sizes[i];

@@ -46,6 +46,8 @@ typedef struct ecoi_sim_costs {
     double socket_bytes;  /* a send between hosts returns when all but this
                            * much of what the sender queued for that
                            * destination is through (0: when it leaves) */
+    double mtu_bytes;     /* a link passes on whole packets of this many
+                           * bytes, store and forward (0: every bit at once) */
 } ecoi_sim_costs;
 
 /* PVM's socket buffer on a direct route (TTSOCKBUF; select.c's

@@ -158,6 +158,8 @@ void ecoi_sim_costs_default(ecoi_sim_costs *c)
     c->burst_seconds = 0;
     c->socket_bytes = 0;    /* a send returns when it leaves (eco-sim
                              * --socket-bytes: PVM's hold) */
+    c->mtu_bytes = 0;       /* fluid: a link passes each bit on at once
+                             * (eco-sim --mtu: store and forward) */
     ecoi_model_free(d);
 }
 
@@ -410,16 +412,27 @@ typedef struct flight {
  * short message on a quiet link passes at once, and the link still
  * carries no more than its rate over time.  (A tbf's output is the
  * smaller of its input and B plus what a server at the rate would have
- * sent, both counted from the start.)
+ * sent, both counted from the start.)  A link that stores and forwards
+ * packets (mtu_bytes) passes the first on to the next link when its last
+ * bit is through, and sends the last one only when it has come whole
+ * (f->end): a packet's time later at each link but the slowest, a delay
+ * that reserves nothing more; with a bucket, a packet the bucket holds
+ * goes at once.
  */
 static void cross(const ecoi_sim *s, lane *dir, int node, double now, flight *f)
 {
-    double r = link_rate(s, node), st, en, th, lead;
+    double r = link_rate(s, node), st, en, th, lead, pkt;
 
     if (r <= 0)
         return;
     en = reserve(&dir[node], now, f->start, f->bits / r, f->hbits / r, &st, &th);
     f->span = fmax(f->span, en - st);
+    /* store and forward: pkt seconds of the first packet before the next
+     * link has it, of the last after it came */
+    pkt = fmin(8.0 * s->c.mtu_bytes, f->bits) / r;
+    st += pkt;
+    if (pkt > 0)
+        en = fmax(en, f->end + pkt);
     lead = fmax(8.0 * s->c.burst_bytes / r, s->c.burst_seconds);
     if (lead > 0) {
         st = fmax(f->start, served_before(&dir[node], st, lead));
