@@ -102,6 +102,12 @@ static void usage(FILE *f)
         "      --mtu=BYTES      every link stores and forwards packets of BYTES:\n"
         "                       each hop a message crosses adds its packet's time\n"
         "                       at that hop's rate (default 0: a fluid wire)\n"
+        "      --frame=BYTES    every link carries BYTES of headers per packet of\n"
+        "                       1448 bytes of a message (TCP's MSS), so b bytes take\n"
+        "                       b + ceil(b / 1448) * BYTES at its rate; --burst and\n"
+        "                       --mtu count them too (default 66: Ethernet 14 + IP\n"
+        "                       20 + TCP 32, what netbed's tbf and an Ethernet link\n"
+        "                       carry; 0: the message alone)\n"
         "  -h, --help           show this help and exit\n"
         "  -V, --version        show the version and exit\n"
         "\n"
@@ -426,9 +432,10 @@ typedef struct options {
     double alpha, burst;     /* burst < 0: netbed's tbf */
     double socket;           /* the hold's bytes (ecoi_sim_costs) */
     double mtu;              /* store and forward's packet (ecoi_sim_costs) */
+    double frame;            /* headers per packet (ecoi_sim_costs) */
 } options;
 
-enum { OPT_SOCKET = 256, OPT_MTU };   /* long options without a letter */
+enum { OPT_SOCKET = 256, OPT_MTU, OPT_FRAME };   /* long options without a letter */
 
 static int parse_args(int argc, char **argv, sim_run *R, options *o)
 {
@@ -441,6 +448,7 @@ static int parse_args(int argc, char **argv, sim_run *R, options *o)
         { "alpha", required_argument, NULL, 'a' }, { "burst", required_argument, NULL, 'b' },
         { "socket-bytes", required_argument, NULL, OPT_SOCKET },
         { "mtu", required_argument, NULL, OPT_MTU },
+        { "frame", required_argument, NULL, OPT_FRAME },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 }
     };
@@ -515,6 +523,12 @@ static int parse_args(int argc, char **argv, sim_run *R, options *o)
             if ((v = ecoc_number(optarg, 0, 1L << 20)) < 0)
                 return usage_error("bad MTU '%s' (bytes, 0 to 1048576)", optarg);
             o->mtu = (double)v;
+            break;
+        case OPT_FRAME:
+            if ((v = ecoc_number(optarg, 0, 65536)) < 0)
+                return usage_error("bad frame '%s' (header bytes per packet, 0 to 65536)",
+                                   optarg);
+            o->frame = (double)v;
             break;
         case 'h': usage(stdout); return 0;
         case 'V': printf(PROG " (libeco) " PACKAGE_VERSION "\n"); return 0;
@@ -650,6 +664,7 @@ int main(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.alpha = -1;
     o.socket = ECOI_SIM_SOCKET_BYTES;
+    o.frame = ECOI_SIM_FRAME_BYTES;
     R.iters = 1;
     R.nsizes = ecoc_parse_list("1000,16000,262144", NULL, 0, R.sizes, MAXS);
     for (int p = 0; p < NPATTERNS; p++)
@@ -676,6 +691,7 @@ int main(int argc, char **argv)
     costs.burst_seconds = o.burst >= 0 ? 0 : ECOI_SIM_NETBED_BURST_SECONDS;
     costs.socket_bytes = o.socket;
     costs.mtu_bytes = o.mtu;
+    costs.frame_bytes = o.frame;
     for (int i = 0; i < R.nsizes; i++)
         if ((size_t)R.sizes[i] > biggest)
             biggest = (size_t)R.sizes[i];

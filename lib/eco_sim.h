@@ -17,7 +17,10 @@
  * arrives when its slowest link is through.  A link may pass a burst at
  * once, as a token bucket (netbed's tbf) does: B bytes of bucket let
  * every bit leave as soon as it has come and the link at its rate would
- * have sent the bit B bytes before it (sim_transport.c: cross).  Per
+ * have sent the bit B bytes before it (sim_transport.c: cross).  A link
+ * may carry headers too (frame_bytes per packet of ECOI_SIM_MSS bytes of
+ * the message), and the bucket and store and forward's packets count
+ * them.  Per
  * message, the sender spends half of alpha before the message leaves and
  * the receiver the other half when it takes it; combining a reduction's
  * operands costs gamma per byte.  A send between hosts may hold its
@@ -48,11 +51,23 @@ typedef struct ecoi_sim_costs {
                            * destination is through (0: when it leaves) */
     double mtu_bytes;     /* a link passes on whole packets of this many
                            * bytes, store and forward (0: every bit at once) */
+    double frame_bytes;   /* header bytes a link carries per packet of
+                           * ECOI_SIM_MSS bytes of a message (0: only the
+                           * message's bytes) */
 } ecoi_sim_costs;
 
 /* PVM's socket buffer on a direct route (TTSOCKBUF; select.c's
  * SOCKET_BYTES). */
 #define ECOI_SIM_SOCKET_BYTES 32768.0
+
+/* A message's bytes per packet on a link between hosts: TCP's MSS on an
+ * Ethernet MTU of 1500 with timestamps (1500 - 20 IP - 32 TCP). */
+#define ECOI_SIM_MSS 1448.0
+
+/* The headers per packet at layer 2, which netbed's tbf counts (as an
+ * Ethernet link carries them): Ethernet 14 + IP 20 + TCP 32, 1514 bytes
+ * on the link per 1448 of payload. */
+#define ECOI_SIM_FRAME_BYTES 66.0
 
 /* netbed's tbf (tests/netbed/netbed: shape): two full frames, 1 ms. */
 #define ECOI_SIM_NETBED_BURST_BYTES 3028.0

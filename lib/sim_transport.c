@@ -160,6 +160,8 @@ void ecoi_sim_costs_default(ecoi_sim_costs *c)
                              * --socket-bytes: PVM's hold) */
     c->mtu_bytes = 0;       /* fluid: a link passes each bit on at once
                              * (eco-sim --mtu: store and forward) */
+    c->frame_bytes = 0;     /* a link carries only the message (eco-sim
+                             * --frame: its packets' headers too) */
     ecoi_model_free(d);
 }
 
@@ -393,7 +395,7 @@ static double served_before(const lane *L, double t, double lead)
 
 /* A message on its way over the links of its path, one after another. */
 typedef struct flight {
-    double bits;
+    double bits;       /* on each link, headers included (link_bits) */
     double start;      /* when it starts on the next link */
     double end;        /* when it is through the links so far */
     double hbits;      /* the bits that hold the sender (< 0: none) */
@@ -595,13 +597,21 @@ static double hold_until(double now, double k, double bytes, const flight *f,
     return t;
 }
 
+/* The bits that `bytes` of a message occupy on a link: with frame bytes of
+ * headers per packet of ECOI_SIM_MSS bytes (the last packet may be
+ * short), b + ceil(b / MSS) * frame bytes.  bytes <= 0: no packet. */
+static double link_bits(double bytes, double frame)
+{
+    return 8.0 * (bytes + (bytes > 0 ? ceil(bytes / ECOI_SIM_MSS) : 0.0) * frame);
+}
+
 static int post(ecoi_sim *s, smember *me, int dest, int tag, const ecoi_sig *sig,
                 const void *buf, size_t bytes)
 {
     smember *d = &s->m[dest];
     size_t keep = s->data ? bytes : 0;
     const int hold = s->c.socket_bytes > 0 && d->host != me->host;
-    double until = 0;
+    double until = 0, frame;
     schunk *c;
     srec *m;
     flight fl;
@@ -637,8 +647,12 @@ static int post(ecoi_sim *s, smember *me, int dest, int tag, const ecoi_sig *sig
     m->src = me->rank;
     m->key = key;
     m->bytes = bytes;
-    fl.bits = 8.0 * (double)bytes;
-    fl.hbits = hold ? 8.0 * ((double)bytes - s->c.socket_bytes) : -1;
+    /* between hosts the links carry the headers too (all of a flight's
+     * bits, a bucket's and a packet's bytes count them); through memory
+     * (route: a == b) the bytes alone */
+    frame = d->host != me->host ? s->c.frame_bytes : 0.0;
+    fl.bits = link_bits((double)bytes, frame);
+    fl.hbits = hold ? link_bits((double)bytes - s->c.socket_bytes, frame) : -1;
     route(s, me->host, d->host, me->clock, &fl);
     m->arrive = fl.end;
     s->messages++;
