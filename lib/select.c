@@ -757,32 +757,43 @@ static int over_queue(const seg_pass *q)
 
 /* The best segment for q: forced, else 0 (whole) or a power of two from
  * 1 KiB below upto, from the longest down, each shorter one only when it
- * gains SEGMENT_GAIN, or when its rounds fit the links' queues where the
- * best so far's do not and it loses less than QUEUE_SLACK. */
+ * gains SEGMENT_GAIN; if that one's rounds overflow a link's queue, the
+ * best found the same way among those whose rounds fit, when it loses
+ * less than QUEUE_SLACK to it. */
 static double best_segment(const seg_pass *q, double upto, long forced, size_t *segment)
 {
-    double best, b;
-    size_t top = 1024;
-    int over, o;
+    double best, fit, b;
+    size_t top = 1024, fitseg = 0;
+    int over;
 
     if (forced >= 0) {
         *segment = (size_t)forced;
         return q->time(q, (double)forced);
     }
-    best = q->time(q, 0);
-    over = over_queue(q);
+    /* best of all, and best of those whose rounds fit (a whole message
+     * is one round: it fits) */
+    best = fit = q->time(q, 0);
+    over = 0;
     *segment = 0;
     while ((double)(top * 2) < upto)
         top *= 2;
     for (size_t s = top; s >= 1024 && (double)s < upto; s /= 2) {
+        int o;
         b = q->time(q, (double)s);
         o = over_queue(q);
-        if (o == over ? b < best * (1.0 - SEGMENT_GAIN)
-                      : !o && b < best * (1.0 + QUEUE_SLACK)) {
+        if (b < best * (1.0 - SEGMENT_GAIN)) {
             best = b;
             over = o;
             *segment = s;
         }
+        if (!o && b < fit * (1.0 - SEGMENT_GAIN)) {
+            fit = b;
+            fitseg = s;
+        }
+    }
+    if (over && fit < best * (1.0 + QUEUE_SLACK)) {
+        best = fit;
+        *segment = fitseg;
     }
     return best;
 }

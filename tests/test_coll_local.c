@@ -457,6 +457,12 @@ static void test_select_planted(void)
             CU_ASSERT(seg > 0 && (double)seg * 1.6e-6 <= 0.03);
         }
         unplant(m);
+        /* unless rounds that fit cost more than 5% (QUEUE_SLACK): at 20 ms
+         * a message, 16 KB rounds pay it 64 times for 1 MB */
+        m->model = plant(2, 50e-6, 8e-8, 20e-3, 1.6e-6, 1.6e-6);
+        CU_ASSERT_STRING_EQUAL(winner(m, &t, ECOI_C_ALLREDUCE, 1048576, &seg), "rsag");
+        CU_ASSERT((double)seg * 1.6e-6 > 0.03);
+        unplant(m);
         eco_map_free(m);
     }
 

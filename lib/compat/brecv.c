@@ -553,11 +553,11 @@ void ecopvm_pump(void)
         return;
     pumping = 1;
     ecopvm.depth++;
-    if (ctrl_seen) {
+    ecopvm_save(&sv, ECOPVM_CTX);
+    if (ctrl_seen) {    /* under the layer's error settings (ecopvm_save) */
         ctrl_seen = 0;
         ecoi_pvm_pump();
     }
-    ecopvm_save(&sv, ECOPVM_CTX);
     me = pvm_mytid();
     for (int round = 0; round < 64 && (control_queued() || any_blocking()); round++) {
         int before = 0;
