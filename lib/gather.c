@@ -186,6 +186,12 @@ int ecoi_ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf, const in
  *     (S - 1 rounds; the own run goes down on its own tag, the others
  *     on the exchange's, so the two runs of round 1 can interleave)
  */
+/* The elements of segment i of a run of len in segments of step. */
+static size_t piece(size_t len, size_t i, size_t step)
+{
+    return len - i * step < step ? len - i * step : step;
+}
+
 static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const void *sendbuf,
                        void *recvbuf, size_t count)
 {
@@ -241,11 +247,11 @@ static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const void *sendbuf
                 for (size_t i = 0; i * step < len || (k == 0 && i * step0 < len0); i++) {
                     if (k == 0 && i * step0 < len0)
                         ecoi_sched_recv_fwd(s, p, t3, run0 + i * step0 * size,
-                                            len0 - i * step0 < step0 ? len0 - i * step0 : step0,
+                                            piece(len0, i, step0),
                                             kids, nkids);
                     if (i * step < len)
                         ecoi_sched_recv_fwd(s, p, t2, run + i * step * size,
-                                            len - i * step < step ? len - i * step : step,
+                                            piece(len, i, step),
                                             kids, nkids);
                     ecoi_sched_fence(s);
                 }
@@ -266,15 +272,15 @@ static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const void *sendbuf
                  i++) {
                 if (i * sout < out)
                     ecoi_sched_send(s, to, t2, mine + i * sout * size,
-                                    out - i * sout < sout ? out - i * sout : sout);
+                                    piece(out, i, sout));
                 if (k == 0 && i * step0 < len0)
                     for (int j2 = 0; j2 < nkids; j2++)
                         ecoi_sched_send(s, kids[j2], t3, mine + i * step0 * size,
-                                        len0 - i * step0 < step0 ? len0 - i * step0 : step0);
+                                        piece(len0, i, step0));
                 if (i * sin < in)
                     ecoi_sched_recv_fwd(s, from, t2,
                                         pre + ((size_t)forest->pos[from] * count + i * sin) * size,
-                                        in - i * sin < sin ? in - i * sin : sin, kids, nkids);
+                                        piece(in, i, sin), kids, nkids);
                 ecoi_sched_fence(s);
             }
         }
