@@ -343,11 +343,7 @@ int ECOPVM_API(pvm_lvgroup)(char *group)
     if (!ecopvm_on() || ecopvm.depth)
         return REAL(pvm_lvgroup)(group);
     ecopvm_pump();
-    /* the context's last words (eco_finalize's FLUSH) are libeco's own:
-     * sent and read as inside any other call of the layer's */
-    ecopvm.depth++;
     ecopvm_group_drop(group);
-    ecopvm.depth--;
     return REAL(pvm_lvgroup)(group);
 }
 

@@ -43,8 +43,12 @@ static grp *find(const char *name, int create)
 
 static void forget(grp *g)
 {
+    /* the context's last words (eco_finalize's FLUSH) are libeco's own:
+     * sent and read inside the layer, whoever drops the group */
+    ecopvm.depth++;
     if (g->ctx)
         eco_finalize(g->ctx);
+    ecopvm.depth--;
     g->ctx = NULL;
     free(g->tids);
     g->tids = NULL;
