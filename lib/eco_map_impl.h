@@ -43,6 +43,12 @@ typedef struct ecoi_model {
                        * load: packing, system calls, the CPUs shared with
                        * the daemons); 0 when not measured (one host, an
                        * older file): lib/select.c's default then */
+    double step;      /* seconds a lock-step step takes when every host
+                       * sends a short message to the next and waits for
+                       * its own before the next (a ring's, recursive
+                       * doubling's rounds: a latency under load, where
+                       * busy is a throughput); 0 when not measured:
+                       * busy then */
 } ecoi_model;
 
 /* lib/model.c.  A model of n subnets, every cost 0 (NULL: n < 0 or no
@@ -50,7 +56,7 @@ typedef struct ecoi_model {
 ecoi_model *ecoi_model_new(int nsubnets);
 void ecoi_model_free(ecoi_model *m);
 ecoi_model *ecoi_model_copy(const ecoi_model *m);
-/* 1 when every number (busy too) is finite and >= 0 and link[] is
+/* 1 when every number (busy and step too) is finite and >= 0 and link[] is
  * symmetric. */
 int ecoi_model_valid(const ecoi_model *m);
 /* A new model over nnew subnets whose subnet i is m's subnet old_of[i]

@@ -51,6 +51,7 @@ ecoi_model *ecoi_model_copy(const ecoi_model *m)
     n = (size_t)m->nsubnets;
     c->task = m->task;
     c->busy = m->busy;
+    c->step = m->step;
     memcpy(c->link, m->link, n * n * sizeof *c->link);
     memcpy(c->uplink, m->uplink, n * sizeof *c->uplink);
     return c;
@@ -66,7 +67,7 @@ int ecoi_model_valid(const ecoi_model *m)
     int n;
 
     if (!m || m->nsubnets < 0 || !m->link || !m->uplink || !cost_ok(m->task) ||
-        !isfinite(m->busy) || m->busy < 0.0)
+        !isfinite(m->busy) || m->busy < 0.0 || !isfinite(m->step) || m->step < 0.0)
         return 0;
     n = m->nsubnets;
     for (int s = 0; s < n; s++) {
@@ -94,6 +95,7 @@ ecoi_model *ecoi_model_restrict(const ecoi_model *m, const int *old_of, int nnew
         return NULL;
     r->task = m->task;
     r->busy = m->busy; /* of every host at once: no subnet of its own */
+    r->step = m->step;
     for (int i = 0; i < nnew; i++) {
         size_t oi = (size_t)old_of[i];
         r->uplink[i] = m->uplink[oi];
