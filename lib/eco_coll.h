@@ -327,6 +327,9 @@ ecoi_model *ecoi_model_default(const eco_map *m);
 /* The least seconds a message costs while every member is busy: m's
  * measured busy, else (NULL, or 0: not measured) select.c's default. */
 double ecoi_model_busy(const ecoi_model *m);
+/* The least seconds of a lock-step step (every member sends one message
+ * and waits for its own): m's measured step, else ecoi_model_busy. */
+double ecoi_model_step(const ecoi_model *m);
 
 /* Predict every candidate of coll for n members on map (model NULL: the
  * defaults), root (ECO_ALL: 0's trees), bytes per member, segment >= 0 a

@@ -42,11 +42,13 @@
  *                 leaders' exchange rounds and the groups' trees
  *                 broadcasting every run as it comes, then the last
  *                 segment's way down the trees;
- *   ring:         n - 1 steps, each as long as the ring's slowest edge;
+ *   ring:         n - 1 steps, each as long as the ring's slowest edge,
+ *                 and no shorter than a lock-step step (ecoi_model_step);
  *   rdouble:      rounds (reduce-to-all: a fold, log2 p exchanges of
  *                 whole vectors, an unfold; scan: ceil(log2 n) rounds of
  *                 1, 2, 4, ... vectors, then n - 1 combines), each as
- *                 long as its slowest message and combine, or as its
+ *                 long as its slowest message (at least a lock-step
+ *                 step) and combine, or as its
  *                 busiest resource when the round's messages share one;
  *   direct:       each member's n - 1 sends, each subnet's shared link
  *                 carrying all its members' blocks out and in;
@@ -100,6 +102,17 @@
 double ecoi_model_busy(const ecoi_model *m)
 {
     return m && m->busy > 0.0 ? m->busy : DEFAULT_BUSY;
+}
+
+/* A lock-step step's least cost, when every member sends one message
+ * and waits for its own before the next (ecoi_model.step): the busy cost
+ * when it was not measured.  On switched8.topo (8 emulated hosts on 2
+ * cores) a message costs 70 us in a stream, while a ring's step of 1,000
+ * bytes took 440 us and recursive doubling's rounds 480 (doc/benchmarks.md
+ * run 7): each step waits for every member to be scheduled in turn. */
+double ecoi_model_step(const ecoi_model *m)
+{
+    return m && m->step > 0.0 ? m->step : ecoi_model_busy(m);
 }
 
 static ecoi_cost cost_from_probe(double seconds)
@@ -169,14 +182,17 @@ static const ecoi_algorithm algorithms[] = {
     { "tree-k2",   ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  2,            2 }, 0 },
     { "chain",     ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, FILE_K,       FILE_K }, 0 },
     { "chain-k2",  ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, 2,            2 }, 0 },
+    { "star",      ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "tree",      ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
     { "tree-k2",   ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  2,            2 }, 0 },
     { "chain",     ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, FILE_K,       FILE_K }, 0 },
     { "chain-k2",  ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, 2,            2 }, 0 },
+    { "star",      ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "tree",      ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
     { "tree-k2",   ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  2,            2 }, 0 },
     { "chain",     ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, FILE_K,       FILE_K }, 0 },
     { "chain-k2",  ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, 2,            2 }, 0 },
+    { "star",      ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "rsag",      ECOI_C_ALLREDUCE, ECOI_RUN_RSAG,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
     { "rsag-k2",   ECOI_C_ALLREDUCE, ECOI_RUN_RSAG,  { ECOI_AMONG_TREE,  2,            2 }, 0 },
     { "rsag-sites", ECOI_C_ALLREDUCE, ECOI_RUN_RSAG, { ECOI_AMONG_TREE,  FILE_K,       FILE_K },
@@ -400,6 +416,7 @@ typedef struct pm {
     const eco_map *map;
     const ecoi_model *model;
     double busy;     /* seconds per message at the least (ecoi_model_busy) */
+    double step;     /* seconds per lock-step step at the least (ecoi_model_step) */
     int n;
     const int *mh;   /* [n] member -> host, -1 unknown */
     int *sub;        /* [n] member -> subnet of the model, -1 own */
@@ -466,6 +483,7 @@ static int pm_init(pm *p, const eco_map *map, const ecoi_model *model, int n,
     p->map = map;
     p->model = model;
     p->busy = ecoi_model_busy(model);
+    p->step = ecoi_model_step(model);
     p->n = n;
     p->mh = mh;
     p->nhosts = map ? map->nhosts : 0;
@@ -537,6 +555,16 @@ static double msg(const pm *p, int a, int b, double bytes)
     return c.alpha + c.beta * bytes;
 }
 
+/* One message of `bytes` from a to b in a lock-step step: every member
+ * sends one and waits for its own before the next (a ring's steps,
+ * recursive doubling's rounds), so that its per-message cost is at least
+ * the step's (ecoi_model_step), a latency under load. */
+static double msg_step(const pm *p, int a, int b, double bytes)
+{
+    ecoi_cost c = pair_cost(p, a, b);
+    return fmax(c.alpha, p->step) + c.beta * bytes;
+}
+
 /* What a byte costs a member's host's own link: its rate (host_rate),
  * no more than the pair pays; else (not known) the pair's cost. */
 static double host_beta(const pm *p, int m, double pair_beta)
@@ -560,20 +588,25 @@ static double end_beta(const pm *p, int a, int b, double pair_beta)
 /* How long a's message of `bytes` to (or from) b holds a's next one, to
  * (from) c: a member sends to (or takes from) its children one after the
  * other, each at its own host's link's rate (host_beta), or at the pair's
- * when both leave a's subnet (its shared link, or what lies beyond it). */
+ * when both leave a's subnet (its shared link, or what lies beyond it).
+ * The per-message cost and the bytes' time on the link overlap (the next
+ * message is packed while this one is on the wire): the longer of the
+ * two, not their sum.  switched8.topo at 1,000 bytes: a star's root
+ * sends 7 in 0.74-0.78 ms (7 x 89 us on the wire, 7 x 70 us busy: the
+ * sum predicted 1.12). */
 static double msg_before(const pm *p, int a, int b, int c, double bytes)
 {
     ecoi_cost k = pair_cost(p, a, b);
     int out = p->sub[a] >= 0 && p->sub[b] != p->sub[a] && p->sub[c] != p->sub[a];
 
     if (p->mh[a] == p->mh[b] || p->sub[a] < 0 || out)
-        return k.alpha + k.beta * bytes;
+        return fmax(k.alpha, k.beta * bytes);
     /* at a's own rate, but a send waits until all but what the socket
      * takes has left at the pair's: on slowhosts.topo a fast host's
      * whole 128 KB to a 10 Mbit/s host held it 80 ms before its next
      * child (the tree measured 166 ms whole, 111 in 32 KB segments) */
-    return k.alpha + fmax(host_beta(p, a, k.beta) * bytes,
-                          k.beta * fmax(0.0, bytes - SOCKET_BYTES));
+    return fmax(k.alpha, fmax(host_beta(p, a, k.beta) * bytes,
+                              k.beta * fmax(0.0, bytes - SOCKET_BYTES)));
 }
 
 /* Per-resource loads of one round of messages: a member's own sends and
@@ -1296,7 +1329,7 @@ static double ring_time(const pm *p, const int *ring, double bytes)
     double step = 0.0;
 
     for (int i = 0; i < p->n && p->n > 1; i++)
-        step = fmax(step, msg(p, ring[i], ring[(i + 1) % p->n], bytes));
+        step = fmax(step, msg_step(p, ring[i], ring[(i + 1) % p->n], bytes));
     return (p->n - 1) * step;
 }
 
@@ -1313,7 +1346,7 @@ static double round_time(const pm *p, loads *l, const int *from, const int *to,
     for (int i = 0; i < k; i++) {
         double g = combine ? len[i] : 0.0;
         loads_add(p, l, from[i], to[i], len[i], g);
-        lat = fmax(lat, msg(p, from[i], to[i], len[i]) + g * GAMMA);
+        lat = fmax(lat, msg_step(p, from[i], to[i], len[i]) + g * GAMMA);
     }
     return k > 0 ? fmax(lat, loads_max(p, l)) : 0.0;
 }

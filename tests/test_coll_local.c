@@ -664,6 +664,44 @@ static void test_select_busy(void)
     eco_map_free(m);
 }
 
+/* The lock-step step (ecoi_model.step, eco-characterize's ring where
+ * every probe sends one short message and waits for its own): the ring's
+ * steps and recursive doubling's rounds pay it, the trees do not.  One
+ * switch of 8 hosts with switched8.topo's measured model (12 us and
+ * 11 MB/s quiet, 70 us a message busy): with the step not measured (the
+ * busy cost) the lock-step algorithms win at 1,000 bytes; with the
+ * 440 us a ring's step took there (doc/benchmarks.md run 7) they lose. */
+static void test_select_step(void)
+{
+    config one = { .n = 8, .nh = 8, .nsub = 1, .degree = { 1 },
+                   .host_subnet = { 0 }, .member_host = { 0, 1, 2, 3, 4, 5, 6, 7 } };
+    eco_map *m = make_map(&one);
+
+    m->model = plant(1, 12e-6, 9e-8, 0, 0, 0);
+    m->model->busy = 70e-6;
+    CU_ASSERT_EQUAL(ecoi_model_step(m->model), m->model->busy); /* not measured */
+    CU_ASSERT_STRING_EQUAL(winner(m, &one, ECOI_C_ALLREDUCE, 1000, NULL), "rdouble");
+    CU_ASSERT_STRING_EQUAL(winner(m, &one, ECOI_C_ALLGATHER, 1000, NULL), "ring");
+    CU_ASSERT_STRING_EQUAL(winner(m, &one, ECOI_C_SCAN, 1000, NULL), "rdouble");
+    m->model->step = 440e-6;
+    CU_ASSERT_EQUAL(ecoi_model_step(m->model), 440e-6);
+    CU_ASSERT_STRING_NOT_EQUAL(winner(m, &one, ECOI_C_ALLREDUCE, 1000, NULL), "rdouble");
+    CU_ASSERT_STRING_NOT_EQUAL(winner(m, &one, ECOI_C_ALLGATHER, 1000, NULL), "ring");
+    CU_ASSERT_STRING_NOT_EQUAL(winner(m, &one, ECOI_C_SCAN, 1000, NULL), "rdouble");
+    /* the ring's 7 steps and rdouble's 3 rounds grow by the step, the
+     * trees not at all */
+    {
+        double ring = predicted(m, &one, ECOI_C_ALLGATHER, 1000, "ring");
+        double tree = predicted(m, &one, ECOI_C_BCAST, 1000, "tree-k2");
+        m->model->step = 0.0;
+        CU_ASSERT_DOUBLE_EQUAL(ring - predicted(m, &one, ECOI_C_ALLGATHER, 1000, "ring"),
+                               7 * (440e-6 - 70e-6), 1e-9);
+        CU_ASSERT_EQUAL(tree, predicted(m, &one, ECOI_C_BCAST, 1000, "tree-k2"));
+    }
+    unplant(m);
+    eco_map_free(m);
+}
+
 /* Forcing by name: what ECO_ALGORITHM and eco_set_pattern accept. */
 static void test_select_forced(void)
 {
@@ -729,6 +767,7 @@ static void test_every_algorithm(void)
         "allreduce=tree-k2,allgather=hier-k2,alltoall=hier", "allreduce=chain-k2,allgather=hier-chain",
         "allreduce=rsag-sites,allgather=hier-sites,scatter=flat-far",
         "allreduce=rdouble,scan=rdouble,alltoall=direct,exscan=rdouble,alltoallv=direct",
+        "bcast=star,reduce=star,allreduce=star",
     };
     char seen[256] = { 0 };
     config c;
@@ -1355,6 +1394,7 @@ static const eco_unit_test tests[] = {
     { "recursive doubling, 1 to 17 members", test_rdouble_sizes },
     { "selection on planted models", test_select_planted },
     { "the busy cost in the predictions", test_select_busy },
+    { "selection with a lock-step step", test_select_step },
     { "forcing algorithms by name", test_select_forced },
     { "star, binary, kary3, chain patterns", test_patterns },
     { "bad arguments send nothing", test_bad_arguments },
