@@ -266,6 +266,9 @@ enum {
     ECOI_RUN_DIRECT,  /* all-to-all, pairwise */
     ECOI_RUN_RDOUBLE  /* reduce-to-all, scan: exchanges at distance 1, 2, 4, ... */
 };
+/* ECOI_RUN_DIRECT's sends a round (alltoall.c; select.c counts the
+ * streams of one round). */
+#define ECOI_A2A_CHUNK 64
 
 /* A tree's shape, level by level: among subnets, ECO's tree, a chain or a
  * star from the root's subnet (cheapest subnet first, or dearest first:
@@ -311,6 +314,9 @@ typedef struct ecoi_prediction {
     int algorithm;
     size_t segment;
     double seconds;
+    int over;          /* 1: the streams it runs at once leave some link's
+                        * queue too short for a fast retransmit each
+                        * (select.c FAST_RETRANSMIT); 0 also when not known */
 } ecoi_prediction;
 
 const char *ecoi_coll_name(int coll);

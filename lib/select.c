@@ -1191,13 +1191,46 @@ static double hier_time(const pm *p, const eco_tree *forest, const int *leaders,
     return best_segment(&q, longest_run(forest, leaders, S, bytes), forced, segment);
 }
 
+/* A TCP segment's payload: a 1500-byte Ethernet frame's less IP's and
+ * TCP's headers with timestamps (netbed's links, and most LANs). */
+#define TCP_SEGMENT 1448.0
+/* The segments a stream needs in flight to recover a lost one by fast
+ * retransmit: the lost one and three behind it, whose duplicate ACKs
+ * announce the loss; with fewer, only a retransmission timeout (200 ms
+ * at least) does.  All-to-all of 16,000 bytes on uneven.topo
+ * (doc/benchmarks.md, "All-to-all on uneven"): direct put 10 streams on
+ * the 5 Mbit/s segment's link at once, whose queue (LINK_QUEUE: 18.75 KB)
+ * left each 1.9 KB, and took 306-739 ms with 30-51 timeouts a run; hier
+ * put 2 there (9.4 KB, 6.5 segments each) and took 326-331 ms with 1,
+ * though the two were predicted tied (274.7 and 275.5 ms). */
+#define FAST_RETRANSMIT 4
+
+/* Add to l one of the streams that go out at once, of `bytes` from a to
+ * b: on each link it crosses (those loads charge), the window it needs to
+ * recover a loss by fast retransmit, in seconds at the link's rate; no
+ * more than the message (a 1,000-byte block loses one segment at most). */
+static void loads_add_window(const pm *p, loads *l, int a, int b, double bytes)
+{
+    loads_add_n(p, l, a, b, fmin(bytes, FAST_RETRANSMIT * TCP_SEGMENT), 0.0, 0.0);
+}
+
+/* 1 when the windows in l (loads_add_window) need more than some link's
+ * queue holds (LINK_QUEUE): a loss there waits for a timeout. */
+static int windows_over(const pm *p, const loads *l)
+{
+    return loads_link_max(p, l) > LINK_QUEUE;
+}
+
 /* all-to-all aggregated: each subnet's tree gathers whole send buffers
  * (n blocks per member), leaders exchange one message per pair, each
- * subnet's tree scatters. */
+ * subnet's tree scatters.  *over: the streams of the exchange (every
+ * leader's to every other at once), of the gather (every member's to its
+ * parent, taken all at once: inner members send once their subtree is
+ * in) or of the scatter need more than a link queues (windows_over). */
 static double alltoall_hier_time(const pm *p, const eco_tree *forest, const int *leaders,
-                                 int S, double bytes, loads *l)
+                                 int S, double bytes, loads *l, int *over)
 {
-    double lat = 0.0, g = tree_gather(p, forest, bytes * p->n);
+    double lat = 0.0, g = tree_gather(p, forest, bytes * p->n), tm;
 
     /* not a candidate where a message would pass what one PVM message
      * holds (INT_MAX elements; bytes bound them) */
@@ -1212,7 +1245,23 @@ static double alltoall_hier_time(const pm *p, const eco_tree *forest, const int 
                           bytes * forest->subtree[leaders[i]] * forest->subtree[leaders[j]], 0);
                 lat = fmax(lat, msg(p, leaders[i], leaders[j], 0));
             }
-    return g + lat + loads_max(p, l) + g;
+    tm = g + lat + loads_max(p, l) + g;
+    loads_clear(p, l);
+    for (int i = 0; i < S; i++)
+        for (int j = 0; j < S; j++)
+            if (i != j)
+                loads_add_window(p, l, leaders[i], leaders[j],
+                                 bytes * forest->subtree[leaders[i]] * forest->subtree[leaders[j]]);
+    *over = windows_over(p, l);
+    for (int up = 0; up < 2 && !*over; up++) {
+        loads_clear(p, l);
+        for (int v = 0; v < forest->n; v++)
+            if (forest->parent[v] >= 0)
+                loads_add_window(p, l, up ? v : forest->parent[v], up ? forest->parent[v] : v,
+                                 bytes * p->n * forest->subtree[v]);
+        *over = windows_over(p, l);
+    }
+    return tm;
 }
 
 /* Add one segment of m bytes on every edge of t to l: up (the parent
@@ -1372,10 +1421,13 @@ static double rdouble_time(const pm *p, const int *ring, double bytes, loads *l,
 }
 
 /* Every member sends every other its block: its own sends one after the
- * other, each host and shared link carrying its members' blocks. */
-static double direct_time(const pm *p, double bytes, loads *l)
+ * other, each host and shared link carrying its members' blocks.  *over:
+ * the streams of the first round (every member's to the next
+ * ECOI_A2A_CHUNK members, at once) need more than a link queues
+ * (windows_over). */
+static double direct_time(const pm *p, double bytes, loads *l, int *over)
 {
-    double lat = 0.0;
+    double lat = 0.0, tm;
 
     loads_clear(p, l);
     for (int a = 0; a < p->n; a++)
@@ -1384,7 +1436,13 @@ static double direct_time(const pm *p, double bytes, loads *l)
                 loads_add(p, l, a, b, bytes, 0.0);
                 lat = fmax(lat, msg(p, a, b, 0));
             }
-    return lat + loads_max(p, l);
+    tm = lat + loads_max(p, l);
+    loads_clear(p, l);
+    for (int a = 0; a < p->n; a++)
+        for (int k = 1; k < p->n && k <= ECOI_A2A_CHUNK; k++)
+            loads_add_window(p, l, a, (a + k) % p->n, bytes);
+    *over = windows_over(p, l);
+    return tm;
 }
 
 /* The chain in rank order, pipelined (scan), in segments of seg bytes
@@ -1475,8 +1533,10 @@ static void treesrc_free(treesrc *ts)
     ts->nown = 0;
 }
 
+/* *over: see ecoi_prediction (set by the all-to-all's predictions). */
 static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int root,
-                          double bytes, long forced, loads *l, size_t *segment, int *rc)
+                          double bytes, long forced, loads *l, size_t *segment, int *over,
+                          int *rc)
 {
     const eco_tree *t = NULL, *tb = NULL;
     double tm = INFINITY;
@@ -1484,11 +1544,12 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
     size_t s2 = 0;
 
     *segment = 0;
+    *over = 0;
     *rc = ECO_OK;
     if (a->run == ECOI_RUN_RING || a->run == ECOI_RUN_CHAIN || a->run == ECOI_RUN_DIRECT ||
         a->run == ECOI_RUN_RDOUBLE) {
         if (a->run == ECOI_RUN_DIRECT)
-            return direct_time(p, bytes, l);
+            return direct_time(p, bytes, l, over);
         if (a->run == ECOI_RUN_CHAIN)
             return rank_chain_time(p, bytes, forced, segment, l);
         if (a->run == ECOI_RUN_RDOUBLE && (a->coll == ECOI_C_SCAN || a->coll == ECOI_C_EXSCAN))
@@ -1534,7 +1595,7 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
                 S = ecoi_forest_roots(forest, leaders);
                 tm = S < 2 ? INFINITY
                    : a->coll == ECOI_C_ALLTOALL
-                   ? alltoall_hier_time(p, forest, leaders, S, bytes, l)
+                   ? alltoall_hier_time(p, forest, leaders, S, bytes, l, over)
                    : a->run == ECOI_RUN_RSAG
                    ? allreduce_time(p, forest, leaders, S, bytes, forced, l, segment)
                    : hier_time(p, forest, leaders, S, bytes, forced, l, segment);
@@ -1627,7 +1688,7 @@ int ecoi_predict(const eco_map *map, const ecoi_model *model, int n, const int *
             continue;
         out[k].algorithm = i;
         out[k].seconds = predict_one(&p, &ts, a, root, (double)bytes, segment, &l,
-                                     &out[k].segment, &rc);
+                                     &out[k].segment, &out[k].over, &rc);
         treesrc_free(&ts);
         k++;
     }
