@@ -341,6 +341,11 @@ double ecoi_model_busy(const ecoi_model *m);
 int ecoi_predict(const eco_map *map, const ecoi_model *model, int n, const int *member_host,
                  eco_ctx *ctx, int coll, int root, size_t bytes, long segment,
                  ecoi_prediction *out, int max);
+/* Which of k predictions of one operation runs, unforced: the least
+ * predicted time (the first on a tie), unless it is over and one that is
+ * not is predicted within select.c's QUEUE_SLACK of it; flags
+ * (ECOI_CALL_*): ECOI_CALL_WHOLE passes over rsag.  -1: none. */
+int ecoi_choose(const ecoi_prediction *pr, int k, unsigned flags);
 /* The plan for a call: the least predicted time (or the forced one). */
 int ecoi_select(eco_ctx *c, int coll, int root, size_t bytes, ecoi_plan *plan);
 /* The same for a call with flags (ECOI_CALL_*, eco_compat_iface.h):

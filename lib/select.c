@@ -56,6 +56,17 @@
  *                 come free, in the order they were sent (tree_scatter);
  *   gather:       the same up the tree, every member sending as soon as
  *                 its subtree is in (tree_gather_net).
+ *
+ * A link's queue holds LINK_QUEUE seconds at its rate.  A pipeline's
+ * segment is cut so that its rounds fit every link's queue (best_segment).
+ * An all-to-all candidate is "over" when the streams it sends at once
+ * (direct: every member's to every other; hier: the leaders' exchange,
+ * the gather and the scatter) need more than some link (a host's, a
+ * subnet's, a site's: those loads charge) queues, each the window of a
+ * fast retransmit (FAST_RETRANSMIT segments) or its whole message if
+ * shorter: a loss there waits for a timeout.  The choice (ecoi_choose)
+ * passes over a candidate that is over for the best that is not, unless
+ * that one is predicted more than QUEUE_SLACK slower.
  */
 #include <limits.h>
 #include <math.h>
@@ -1751,6 +1762,29 @@ int ecoi_parse_forced(const char *spec, int *forced, char *err, size_t errlen)
     return ECO_OK;
 }
 
+/* A call that must not cut its vector (ECOI_CALL_WHOLE: the legacy
+ * layer's user functions take whole vectors) cannot split it among
+ * subnets.  A candidate that is over is like a segment whose rounds
+ * overflow a link's queue (best_segment): its losses wait for timeouts
+ * that the prediction does not see. */
+int ecoi_choose(const ecoi_prediction *pr, int k, unsigned flags)
+{
+    int best = -1, fit = -1;
+
+    for (int i = 0; i < k; i++) {
+        if ((flags & ECOI_CALL_WHOLE) && algorithms[pr[i].algorithm].run == ECOI_RUN_RSAG)
+            continue;
+        if (best < 0 || pr[i].seconds < pr[best].seconds)
+            best = i;
+        if (!pr[i].over && (fit < 0 || pr[i].seconds < pr[fit].seconds))
+            fit = i;
+    }
+    if (best >= 0 && pr[best].over && fit >= 0 &&
+        pr[fit].seconds < pr[best].seconds * (1.0 + QUEUE_SLACK))
+        best = fit;
+    return best;
+}
+
 int ecoi_select(eco_ctx *c, int coll, int root, size_t bytes, ecoi_plan *plan)
 {
     return ecoi_select_flags(c, coll, root, bytes, 0, plan);
@@ -1780,18 +1814,14 @@ int ecoi_select_flags(eco_ctx *c, int coll, int root, size_t bytes, unsigned fla
                      coll, root, bytes, seg, pr, 16);
     if (k < 0)
         return k;
-    /* The forced algorithm if there is one and it may run, else the
-     * least predicted time.  A call that must not cut its vector (the
-     * legacy layer's user functions take whole vectors) cannot split it
-     * among subnets. */
-    for (int pass = 0; pass < 2 && best < 0; pass++)
-        for (int i = 0; i < k; i++) {
-            if (whole && algorithms[pr[i].algorithm].run == ECOI_RUN_RSAG)
-                continue;
-            if (pass == 0 ? !c->pattern_k && pr[i].algorithm == c->forced[coll]
-                          : best < 0 || pr[i].seconds < pr[best].seconds)
-                best = i;
-        }
+    /* The forced algorithm if there is one and it may run, else
+     * ecoi_choose's. */
+    for (int i = 0; i < k && !c->pattern_k; i++)
+        if (pr[i].algorithm == c->forced[coll] &&
+            !(whole && algorithms[pr[i].algorithm].run == ECOI_RUN_RSAG))
+            best = i;
+    if (best < 0)
+        best = ecoi_choose(pr, k, flags);
     if (best < 0)
         return ECO_ERR_ARG;
     plan->algorithm = pr[best].algorithm;
