@@ -741,22 +741,22 @@ static int show_svg(const layout *l, const char *root, const char *svg)
 /* --predict                                                           */
 /* ------------------------------------------------------------------ */
 
-/* Every candidate of one operation at one size, the least marked. */
+/* Every candidate of one operation at one size, the one a call runs
+ * marked (ecoi_choose), and after it those whose streams are over a
+ * link's queue. */
 static void predict_one(const layout *l, const int *mh, int n, int root, int coll,
                         size_t bytes, long segment)
 {
     ecoi_prediction pr[16];
     int k = ecoi_predict(l->map, l->map->model, n, mh, NULL, coll, root, bytes, segment,
                          pr, 16);
-    int best = 0;
+    int best;
 
     if (k < 0) {
         fprintf(stderr, PROG ": %s: %s\n", l->file, eco_strerror(k));
         return;
     }
-    for (int i = 1; i < k; i++)
-        if (pr[i].seconds < pr[best].seconds)
-            best = i;
+    best = ecoi_choose(pr, k, 0);
     for (int i = 0; i < k; i++) {
         char seg[32] = "-";
         if (pr[i].segment)
@@ -764,9 +764,10 @@ static void predict_one(const layout *l, const int *mh, int n, int root, int col
         char ms[32] = "n/a";   /* e.g. no sites to exchange among */
         if (isfinite(pr[i].seconds))
             snprintf(ms, sizeof ms, "%.3f", pr[i].seconds * 1e3);
-        printf("%-10s %10zu  %-13s %9s %12s%s\n", ecoi_coll_name(coll), bytes,
+        printf("%-10s %10zu  %-13s %9s %12s%s%s\n", ecoi_coll_name(coll), bytes,
                ecoi_algorithm_at(pr[i].algorithm)->name, seg, ms,
-               i == best ? "  <- chosen" : "");
+               i == best ? "  <- chosen" : pr[i].over ? "           " : "",
+               pr[i].over ? "  over" : "");
     }
 }
 

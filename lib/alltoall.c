@@ -24,7 +24,6 @@
  * and as many receives (the sends first, the receives as they come),
  * made a round at a time: a schedule of n members holds O(1) steps (in
  * place, one round of them all: O(n)). */
-#define ECOI_A2A_CHUNK 64
 typedef struct direct_state {
     const char *sendbuf;
     char *recvbuf;

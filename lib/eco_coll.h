@@ -266,6 +266,9 @@ enum {
     ECOI_RUN_DIRECT,  /* all-to-all, pairwise */
     ECOI_RUN_RDOUBLE  /* reduce-to-all, scan: exchanges at distance 1, 2, 4, ... */
 };
+/* ECOI_RUN_DIRECT's sends a round (alltoall.c; select.c counts the
+ * streams of one round). */
+#define ECOI_A2A_CHUNK 64
 
 /* A tree's shape, level by level: among subnets, ECO's tree, a chain or a
  * star from the root's subnet (cheapest subnet first, or dearest first:
@@ -311,6 +314,9 @@ typedef struct ecoi_prediction {
     int algorithm;
     size_t segment;
     double seconds;
+    int over;          /* 1: the streams it runs at once leave some link's
+                        * queue too short for a fast retransmit each
+                        * (select.c FAST_RETRANSMIT); 0 also when not known */
 } ecoi_prediction;
 
 const char *ecoi_coll_name(int coll);
@@ -338,6 +344,11 @@ double ecoi_model_step(const ecoi_model *m);
 int ecoi_predict(const eco_map *map, const ecoi_model *model, int n, const int *member_host,
                  eco_ctx *ctx, int coll, int root, size_t bytes, long segment,
                  ecoi_prediction *out, int max);
+/* Which of k predictions of one operation runs, unforced: the least
+ * predicted time (the first on a tie), unless it is over and one that is
+ * not is predicted within select.c's QUEUE_SLACK of it; flags
+ * (ECOI_CALL_*): ECOI_CALL_WHOLE passes over rsag.  -1: none. */
+int ecoi_choose(const ecoi_prediction *pr, int k, unsigned flags);
 /* The plan for a call: the least predicted time (or the forced one). */
 int ecoi_select(eco_ctx *c, int coll, int root, size_t bytes, ecoi_plan *plan);
 /* The same for a call with flags (ECOI_CALL_*, eco_compat_iface.h):

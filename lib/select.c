@@ -58,6 +58,17 @@
  *                 come free, in the order they were sent (tree_scatter);
  *   gather:       the same up the tree, every member sending as soon as
  *                 its subtree is in (tree_gather_net).
+ *
+ * A link's queue holds LINK_QUEUE seconds at its rate.  A pipeline's
+ * segment is cut so that its rounds fit every link's queue (best_segment).
+ * An all-to-all candidate is "over" when the streams it sends at once
+ * (direct: every member's to every other; hier: the leaders' exchange,
+ * the gather and the scatter) need more than some link (a host's, a
+ * subnet's, a site's: those loads charge) queues, each the window of a
+ * fast retransmit (FAST_RETRANSMIT segments) or its whole message if
+ * shorter: a loss there waits for a timeout.  The choice (ecoi_choose)
+ * passes over a candidate that is over for the best that is not, unless
+ * that one is predicted more than QUEUE_SLACK slower.
  */
 #include <limits.h>
 #include <math.h>
@@ -1224,13 +1235,46 @@ static double hier_time(const pm *p, const eco_tree *forest, const int *leaders,
     return best_segment(&q, longest_run(forest, leaders, S, bytes), forced, segment);
 }
 
+/* A TCP segment's payload: a 1500-byte Ethernet frame's less IP's and
+ * TCP's headers with timestamps (netbed's links, and most LANs). */
+#define TCP_SEGMENT 1448.0
+/* The segments a stream needs in flight to recover a lost one by fast
+ * retransmit: the lost one and three behind it, whose duplicate ACKs
+ * announce the loss; with fewer, only a retransmission timeout (200 ms
+ * at least) does.  All-to-all of 16,000 bytes on uneven.topo
+ * (doc/benchmarks.md, "All-to-all on uneven"): direct put 10 streams on
+ * the 5 Mbit/s segment's link at once, whose queue (LINK_QUEUE: 18.75 KB)
+ * left each 1.9 KB, and took 306-739 ms with 30-51 timeouts a run; hier
+ * put 2 there (9.4 KB, 6.5 segments each) and took 326-331 ms with 1,
+ * though the two were predicted tied (274.7 and 275.5 ms). */
+#define FAST_RETRANSMIT 4
+
+/* Add to l one of the streams that go out at once, of `bytes` from a to
+ * b: on each link it crosses (those loads charge), the window it needs to
+ * recover a loss by fast retransmit, in seconds at the link's rate; no
+ * more than the message (a 1,000-byte block loses one segment at most). */
+static void loads_add_window(const pm *p, loads *l, int a, int b, double bytes)
+{
+    loads_add_n(p, l, a, b, fmin(bytes, FAST_RETRANSMIT * TCP_SEGMENT), 0.0, 0.0);
+}
+
+/* 1 when the windows in l (loads_add_window) need more than some link's
+ * queue holds (LINK_QUEUE): a loss there waits for a timeout. */
+static int windows_over(const pm *p, const loads *l)
+{
+    return loads_link_max(p, l) > LINK_QUEUE;
+}
+
 /* all-to-all aggregated: each subnet's tree gathers whole send buffers
  * (n blocks per member), leaders exchange one message per pair, each
- * subnet's tree scatters. */
+ * subnet's tree scatters.  *over: the streams of the exchange (every
+ * leader's to every other at once), of the gather (every member's to its
+ * parent, taken all at once: inner members send once their subtree is
+ * in) or of the scatter need more than a link queues (windows_over). */
 static double alltoall_hier_time(const pm *p, const eco_tree *forest, const int *leaders,
-                                 int S, double bytes, loads *l)
+                                 int S, double bytes, loads *l, int *over)
 {
-    double lat = 0.0, g = tree_gather(p, forest, bytes * p->n);
+    double lat = 0.0, g = tree_gather(p, forest, bytes * p->n), tm;
 
     /* not a candidate where a message would pass what one PVM message
      * holds (INT_MAX elements; bytes bound them) */
@@ -1245,7 +1289,23 @@ static double alltoall_hier_time(const pm *p, const eco_tree *forest, const int 
                           bytes * forest->subtree[leaders[i]] * forest->subtree[leaders[j]], 0);
                 lat = fmax(lat, msg(p, leaders[i], leaders[j], 0));
             }
-    return g + lat + loads_max(p, l) + g;
+    tm = g + lat + loads_max(p, l) + g;
+    loads_clear(p, l);
+    for (int i = 0; i < S; i++)
+        for (int j = 0; j < S; j++)
+            if (i != j)
+                loads_add_window(p, l, leaders[i], leaders[j],
+                                 bytes * forest->subtree[leaders[i]] * forest->subtree[leaders[j]]);
+    *over = windows_over(p, l);
+    for (int up = 0; up < 2 && !*over; up++) {
+        loads_clear(p, l);
+        for (int v = 0; v < forest->n; v++)
+            if (forest->parent[v] >= 0)
+                loads_add_window(p, l, up ? v : forest->parent[v], up ? forest->parent[v] : v,
+                                 bytes * p->n * forest->subtree[v]);
+        *over = windows_over(p, l);
+    }
+    return tm;
 }
 
 /* Add one segment of m bytes on every edge of t to l: up (the parent
@@ -1405,10 +1465,13 @@ static double rdouble_time(const pm *p, const int *ring, double bytes, loads *l,
 }
 
 /* Every member sends every other its block: its own sends one after the
- * other, each host and shared link carrying its members' blocks. */
-static double direct_time(const pm *p, double bytes, loads *l)
+ * other, each host and shared link carrying its members' blocks.  *over:
+ * the streams of the first round (every member's to the next
+ * ECOI_A2A_CHUNK members, at once) need more than a link queues
+ * (windows_over). */
+static double direct_time(const pm *p, double bytes, loads *l, int *over)
 {
-    double lat = 0.0;
+    double lat = 0.0, tm;
 
     loads_clear(p, l);
     for (int a = 0; a < p->n; a++)
@@ -1417,7 +1480,13 @@ static double direct_time(const pm *p, double bytes, loads *l)
                 loads_add(p, l, a, b, bytes, 0.0);
                 lat = fmax(lat, msg(p, a, b, 0));
             }
-    return lat + loads_max(p, l);
+    tm = lat + loads_max(p, l);
+    loads_clear(p, l);
+    for (int a = 0; a < p->n; a++)
+        for (int k = 1; k < p->n && k <= ECOI_A2A_CHUNK; k++)
+            loads_add_window(p, l, a, (a + k) % p->n, bytes);
+    *over = windows_over(p, l);
+    return tm;
 }
 
 /* The chain in rank order, pipelined (scan), in segments of seg bytes
@@ -1508,8 +1577,10 @@ static void treesrc_free(treesrc *ts)
     ts->nown = 0;
 }
 
+/* *over: see ecoi_prediction (set by the all-to-all's predictions). */
 static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int root,
-                          double bytes, long forced, loads *l, size_t *segment, int *rc)
+                          double bytes, long forced, loads *l, size_t *segment, int *over,
+                          int *rc)
 {
     const eco_tree *t = NULL, *tb = NULL;
     double tm = INFINITY;
@@ -1517,11 +1588,12 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
     size_t s2 = 0;
 
     *segment = 0;
+    *over = 0;
     *rc = ECO_OK;
     if (a->run == ECOI_RUN_RING || a->run == ECOI_RUN_CHAIN || a->run == ECOI_RUN_DIRECT ||
         a->run == ECOI_RUN_RDOUBLE) {
         if (a->run == ECOI_RUN_DIRECT)
-            return direct_time(p, bytes, l);
+            return direct_time(p, bytes, l, over);
         if (a->run == ECOI_RUN_CHAIN)
             return rank_chain_time(p, bytes, forced, segment, l);
         if (a->run == ECOI_RUN_RDOUBLE && (a->coll == ECOI_C_SCAN || a->coll == ECOI_C_EXSCAN))
@@ -1567,7 +1639,7 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
                 S = ecoi_forest_roots(forest, leaders);
                 tm = S < 2 ? INFINITY
                    : a->coll == ECOI_C_ALLTOALL
-                   ? alltoall_hier_time(p, forest, leaders, S, bytes, l)
+                   ? alltoall_hier_time(p, forest, leaders, S, bytes, l, over)
                    : a->run == ECOI_RUN_RSAG
                    ? allreduce_time(p, forest, leaders, S, bytes, forced, l, segment)
                    : hier_time(p, forest, leaders, S, bytes, forced, l, segment);
@@ -1660,7 +1732,7 @@ int ecoi_predict(const eco_map *map, const ecoi_model *model, int n, const int *
             continue;
         out[k].algorithm = i;
         out[k].seconds = predict_one(&p, &ts, a, root, (double)bytes, segment, &l,
-                                     &out[k].segment, &rc);
+                                     &out[k].segment, &out[k].over, &rc);
         treesrc_free(&ts);
         k++;
     }
@@ -1723,6 +1795,29 @@ int ecoi_parse_forced(const char *spec, int *forced, char *err, size_t errlen)
     return ECO_OK;
 }
 
+/* A call that must not cut its vector (ECOI_CALL_WHOLE: the legacy
+ * layer's user functions take whole vectors) cannot split it among
+ * subnets.  A candidate that is over is like a segment whose rounds
+ * overflow a link's queue (best_segment): its losses wait for timeouts
+ * that the prediction does not see. */
+int ecoi_choose(const ecoi_prediction *pr, int k, unsigned flags)
+{
+    int best = -1, fit = -1;
+
+    for (int i = 0; i < k; i++) {
+        if ((flags & ECOI_CALL_WHOLE) && algorithms[pr[i].algorithm].run == ECOI_RUN_RSAG)
+            continue;
+        if (best < 0 || pr[i].seconds < pr[best].seconds)
+            best = i;
+        if (!pr[i].over && (fit < 0 || pr[i].seconds < pr[fit].seconds))
+            fit = i;
+    }
+    if (best >= 0 && pr[best].over && fit >= 0 &&
+        pr[fit].seconds < pr[best].seconds * (1.0 + QUEUE_SLACK))
+        best = fit;
+    return best;
+}
+
 int ecoi_select(eco_ctx *c, int coll, int root, size_t bytes, ecoi_plan *plan)
 {
     return ecoi_select_flags(c, coll, root, bytes, 0, plan);
@@ -1752,18 +1847,14 @@ int ecoi_select_flags(eco_ctx *c, int coll, int root, size_t bytes, unsigned fla
                      coll, root, bytes, seg, pr, 16);
     if (k < 0)
         return k;
-    /* The forced algorithm if there is one and it may run, else the
-     * least predicted time.  A call that must not cut its vector (the
-     * legacy layer's user functions take whole vectors) cannot split it
-     * among subnets. */
-    for (int pass = 0; pass < 2 && best < 0; pass++)
-        for (int i = 0; i < k; i++) {
-            if (whole && algorithms[pr[i].algorithm].run == ECOI_RUN_RSAG)
-                continue;
-            if (pass == 0 ? !c->pattern_k && pr[i].algorithm == c->forced[coll]
-                          : best < 0 || pr[i].seconds < pr[best].seconds)
-                best = i;
-        }
+    /* The forced algorithm if there is one and it may run, else
+     * ecoi_choose's. */
+    for (int i = 0; i < k && !c->pattern_k; i++)
+        if (pr[i].algorithm == c->forced[coll] &&
+            !(whole && algorithms[pr[i].algorithm].run == ECOI_RUN_RSAG))
+            best = i;
+    if (best < 0)
+        best = ecoi_choose(pr, k, flags);
     if (best < 0)
         return ECO_ERR_ARG;
     plan->algorithm = pr[best].algorithm;
