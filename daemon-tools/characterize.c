@@ -55,7 +55,15 @@
  *        ring: each sends and receives), ECOC_MODEL_REPEATS rounds; busy
  *        is the median round's slowest stream per message: what a
  *        message costs at the least while every member of a collective
- *        sends (lib/select.c's floor; its default when not measured).
+ *        sends (lib/select.c's floor; its default when not measured);
+ *      - a lock-step ring (2+ hosts): every probe at once sends one
+ *        ECOC_MODEL_SMALL-byte message to the next host's and waits for
+ *        the previous host's before the next, ECOC_MODEL_STEPS steps
+ *        (ECOC_CMD_STEPS), ECOC_MODEL_REPEATS rounds; step is the median
+ *        round's slowest probe's time per step: what a step of the ring
+ *        and recursive-doubling algorithms costs, a latency under load
+ *        (busy is a throughput); not measured (0), lib/select.c takes
+ *        busy.
  *   6. For each subnet of >= 3 hosts, k = 1 .. min(4, hosts - 1): the
  *      subnet's probes run eco_init with a subnet file holding only their
  *      hosts as one subnet of degree k, then `degree_trials` broadcasts of
@@ -892,28 +900,37 @@ static int measure_task(master *m, ecoi_model *mo)
     return ECOC_OK;
 }
 
-/* Streams of count messages of size bytes from the probe of host
- * from[i] to that of host to[i], i < k, started together: each one's
- * seconds in t[i]. */
-static int streams(master *m, const int *from, const int *to, int k, int size, int count,
-                   double *t)
+/* k timed runs, started together: the probe of host from[i] runs cmd
+ * (ECOC_CMD_STREAM or ECOC_CMD_STEPS) with the probe of host to[i] (and,
+ * with prev, that of host prev[i] as its ring's previous), size and
+ * count; each one's seconds in t[i].  `what` names a run in messages. */
+typedef struct together {
+    int cmd;
+    const char *what;          /* "a stream", "a lock-step ring" */
+    const int *from, *to, *prev;
+    int k, size, count;
+} together;
+
+static int run_together(master *m, const together *g, double *t)
 {
     const ecoc_result *r = m->r;
-    int cmd = ECOC_CMD_STREAM;
+    const int *from = g->from, *to = g->to;
     char what[600];
 
-    for (int i = 0; i < k; i++) {
+    for (int i = 0; i < g->k; i++) {
         pvm_initsend(PvmDataDefault);
-        pvm_pkint(&cmd, 1, 1);
+        pvm_pkint((int *)&g->cmd, 1, 1);
         pvm_pkint(&m->tid[to[i]], 1, 1);
-        pvm_pkint(&size, 1, 1);
-        pvm_pkint(&count, 1, 1);
+        if (g->prev)
+            pvm_pkint(&m->tid[g->prev[i]], 1, 1);
+        pvm_pkint((int *)&g->size, 1, 1);
+        pvm_pkint((int *)&g->count, 1, 1);
         if (pvm_send(m->tid[from[i]], ECOC_TAG_CMD) < 0)
             return fail(m, ECOC_FAILED, "cannot reach the probe on %s", r->host[from[i]].name);
     }
-    for (int i = 0; i < k; i++) { /* "ready": the routes are connected */
+    for (int i = 0; i < g->k; i++) { /* "ready": the routes are connected */
         int bid, status = -1;
-        snprintf(what, sizeof what, "a stream %s-%s to connect", r->host[from[i]].name,
+        snprintf(what, sizeof what, "%s %s-%s to connect", g->what, r->host[from[i]].name,
                  r->host[to[i]].name);
         if ((bid = wait_for(m, m->tid[from[i]], ECOC_TAG_RESULT, what)) < 0)
             return -bid;
@@ -928,7 +945,7 @@ static int streams(master *m, const int *from, const int *to, int k, int size, i
      * whose GO would otherwise wait behind the other stream's data on
      * the way out of it. */
     for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < k; i++) {
+        for (int i = 0; i < g->k; i++) {
             int s = eco_map_subnet_of(r->map, eco_map_find_host(r->map, r->host[from[i]].name));
             if ((s == m->home && m->home >= 0) != pass)
                 continue;
@@ -937,9 +954,9 @@ static int streams(master *m, const int *from, const int *to, int k, int size, i
                 return fail(m, ECOC_FAILED, "cannot reach the probe on %s",
                             r->host[from[i]].name);
         }
-    for (int i = 0; i < k; i++) {
+    for (int i = 0; i < g->k; i++) {
         int bid, status = -1;
-        snprintf(what, sizeof what, "a stream %s-%s", r->host[from[i]].name,
+        snprintf(what, sizeof what, "%s %s-%s", g->what, r->host[from[i]].name,
                  r->host[to[i]].name);
         if ((bid = wait_for(m, m->tid[from[i]], ECOC_TAG_RESULT, what)) < 0)
             return -bid;
@@ -951,6 +968,17 @@ static int streams(master *m, const int *from, const int *to, int k, int size, i
         pvm_freebuf(bid);
     }
     return ECOC_OK;
+}
+
+/* Streams of count messages of size bytes from the probe of host
+ * from[i] to that of host to[i], i < k, started together: each one's
+ * seconds in t[i]. */
+static int streams(master *m, const int *from, const int *to, int k, int size, int count,
+                   double *t)
+{
+    together g = { ECOC_CMD_STREAM, "a stream", from, to, NULL, k, size, count };
+
+    return run_together(m, &g, t);
 }
 
 /* One direction of subnet s's link: each stream alone (the minimum of
@@ -1049,51 +1077,87 @@ static int measure_uplink(master *m, int s, int **mem, const int *cnt, ecoi_mode
     return ECOC_OK;
 }
 
-/* Every probe busy: each host's probe streams ECOC_MODEL_BUSY messages
- * of ECOC_MODEL_SMALL bytes to the next host's (the last to the first),
- * all at once, so that every probe sends and receives, as every member
- * does in a collective; ECOC_MODEL_REPEATS rounds.  A round's cost per
- * message is its slowest stream's time over its messages (the end mark's
- * round trip included: a little high, which only costs pipelining);
- * mo->busy is the median round's (one delayed start does not decide).
- * Fewer than 2 hosts: nothing to measure, busy stays 0 (the default). */
-static int measure_busy(master *m, ecoi_model *mo)
+/* Every host at once, in a ring (host i's probe with host i + 1's, the
+ * last with the first's; prev: its ring's previous, i - 1), cmd with
+ * count messages of ECOC_MODEL_SMALL bytes, ECOC_MODEL_REPEATS rounds: a
+ * round's cost per message is its slowest probe's time over count, *st
+ * the rounds' (the median: one delayed start does not decide).  Fewer
+ * than 2 hosts: nothing to measure, st->n stays 0. */
+static int ring_rounds(master *m, int cmd, int count, const char *label, ecoc_stat *st)
 {
-    ecoc_result *r = m->r;
-    int n = r->n, rc = ECOC_OK, *from, *to;
+    int n = m->r->n, rc = ECOC_OK, *ring;
     double *t, all[ECOC_MODEL_REPEATS];
-    ecoc_stat st;
+    together g = { cmd, cmd == ECOC_CMD_STEPS ? "a lock-step ring" : "a stream", NULL, NULL, NULL,
+                   n, ECOC_MODEL_SMALL, count };
 
+    memset(st, 0, sizeof *st);
     if (n < 2)
         return ECOC_OK;
-    from = malloc((size_t)n * sizeof *from);
-    to = malloc((size_t)n * sizeof *to);
+    ring = malloc(3 * (size_t)n * sizeof *ring); /* from, to, prev */
     t = malloc((size_t)n * sizeof *t);
-    if (!from || !to || !t)
+    if (!ring || !t)
         rc = fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
     for (int i = 0; rc == ECOC_OK && i < n; i++) {
-        from[i] = i;
-        to[i] = (i + 1) % n;
+        ring[i] = i;
+        ring[n + i] = (i + 1) % n;
+        ring[2 * n + i] = (i + n - 1) % n;
     }
+    g.from = ring;
+    g.to = ring + n;
+    g.prev = cmd == ECOC_CMD_STEPS ? ring + 2 * n : NULL;
     if (rc == ECOC_OK)
-        rc = model_step(m, "model: every host busy");
+        rc = model_step(m, label);
     for (int rep = 0; rep < ECOC_MODEL_REPEATS && rc == ECOC_OK; rep++) {
         double slowest = 0.0;
-        if ((rc = streams(m, from, to, n, ECOC_MODEL_SMALL, ECOC_MODEL_BUSY, t)) != ECOC_OK)
+        if ((rc = run_together(m, &g, t)) != ECOC_OK)
             break;
         for (int i = 0; i < n; i++)
             slowest = t[i] > slowest ? t[i] : slowest;
-        all[rep] = slowest / ECOC_MODEL_BUSY;
+        all[rep] = slowest / count;
     }
     if (rc == ECOC_OK) {
-        ecoc_stat_of(all, ECOC_MODEL_REPEATS, &st);
-        mo->busy = st.median;
-        r->model.busy = st;
+        ecoc_stat_of(all, ECOC_MODEL_REPEATS, st);
         model_done(m);
     }
-    free(from);
-    free(to);
+    free(ring);
     free(t);
+    return rc;
+}
+
+/* Every probe busy: each host's probe streams ECOC_MODEL_BUSY messages
+ * of ECOC_MODEL_SMALL bytes to the next host's (the last to the first),
+ * all at once, so that every probe sends and receives, as every member
+ * does in a collective (ring_rounds).  A round's cost per message is its
+ * slowest stream's time over its messages (the end mark's round trip
+ * included: a little high, which only costs pipelining); mo->busy is the
+ * median round's.  Fewer than 2 hosts: busy stays 0 (the default). */
+static int measure_busy(master *m, ecoi_model *mo)
+{
+    ecoc_stat *st = &m->r->model.busy;
+    int rc = ring_rounds(m, ECOC_CMD_STREAM, ECOC_MODEL_BUSY, "model: every host busy", st);
+
+    if (rc == ECOC_OK && st->n > 0)
+        mo->busy = st->median;
+    return rc;
+}
+
+/* A lock-step step: each host's probe sends one message of
+ * ECOC_MODEL_SMALL bytes to the next host's, then waits for the previous
+ * host's before its next step (ECOC_CMD_STEPS), ECOC_MODEL_STEPS steps,
+ * all at once (ring_rounds): what a step of a ring or of recursive
+ * doubling costs, a message's latency while every host sends, where busy
+ * is their throughput.  The size is busy's: the bytes are the links'
+ * beta's, the step the per-message part.  mo->step is the median round's
+ * slowest probe's time per step; fewer than 2 hosts: it stays 0 (not
+ * measured: lib/select.c takes busy). */
+static int measure_step(master *m, ecoi_model *mo)
+{
+    ecoc_stat *st = &m->r->model.step;
+    int rc = ring_rounds(m, ECOC_CMD_STEPS, ECOC_MODEL_STEPS, "model: every host in lock-step",
+                         st);
+
+    if (rc == ECOC_OK && st->n > 0)
+        mo->step = st->median;
     return rc;
 }
 
@@ -1127,7 +1191,7 @@ static int measure_model(master *m)
         r->model.stream = 3; /* 2 messages past the short stream, at least */
     for (int s = 0; s < ns; s++)
         steps += ns - s - (cnt[s] < 2) + (cnt[s] >= 2 && ns > 1) * 2;
-    steps += r->n >= 2; /* every host busy */
+    steps += 2 * (r->n >= 2); /* every host busy, the ring's step */
     m->home = -1; /* this program's subnet: the host of its pvmd */
     for (int i = 0; i < r->n; i++)
         if (m->dtid[i] == pvm_tidtohost(pvm_mytid()))
@@ -1160,6 +1224,8 @@ static int measure_model(master *m)
         rc = measure_uplink(m, s, mem, cnt, mo);
     if (rc == ECOC_OK)
         rc = measure_busy(m, mo);
+    if (rc == ECOC_OK)
+        rc = measure_step(m, mo);
     if (rc == ECOC_OK && !ecoi_model_valid(mo))
         rc = fail(m, ECOC_FAILED, "the measured cost model is not valid");
     if (rc == ECOC_OK) {

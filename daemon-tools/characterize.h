@@ -67,7 +67,10 @@ enum {
     ECOC_TAG_SINK,                      /* probe -> probe: stream data, dropped */
     ECOC_TAG_SINK_END,                  /* probe -> probe: stream ends, ack it */
     ECOC_TAG_SINK_ACK,                  /* probe -> probe: all of it arrived */
-    ECOC_TAG_GO                         /* master -> probe: start the stream */
+    ECOC_TAG_GO,                        /* master -> probe: start the stream
+                                         * (or the steps) */
+    ECOC_TAG_STEP                       /* probe -> next probe: one lock-step
+                                         * step's message */
 };
 enum {
     ECOC_CMD_QUIT = 1,   /* (nothing) */
@@ -76,7 +79,7 @@ enum {
     ECOC_CMD_HOPS_OPEN = 4, /* (nothing) -> status, the UDP port it listens on */
     ECOC_CMD_HOPS = 5,   /* n, self, n x (host name, port, nonce high, nonce low)
                             -> status, n hops (-1: none) */
-    ECOC_CMD_STREAM = 6  /* peer tid, size, count -> status (0: the route to
+    ECOC_CMD_STREAM = 6, /* peer tid, size, count -> status (0: the route to
                             the peer is connected, ready), then on the
                             master's ECOC_TAG_GO -> status, 1 double: seconds
                             from the first of count messages of size bytes
@@ -84,6 +87,14 @@ enum {
                             until its ECOC_TAG_SINK_ACK.  Two streams start
                             together: neither one's connecting waits behind
                             the other's data */
+    ECOC_CMD_STEPS = 7   /* next tid, prev tid, size, count -> status (0: the
+                            route to next is connected, ready), then on the
+                            master's ECOC_TAG_GO -> status, 1 double: seconds
+                            from the first send to the last receive of count
+                            lock-step steps, each one message of size bytes
+                            to next (ECOC_TAG_STEP), then the wait for prev's.
+                            Every probe of a ring runs it at once: a step is
+                            a message's latency with every host sending */
 };
 
 /* Strings travel as an int length, then that many bytes (pvm_pkbyte), no

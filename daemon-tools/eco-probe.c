@@ -16,6 +16,13 @@
  *                                  the peer probe, then an end mark; reply
  *                                  the time until the peer acknowledges
  *                                  the end (the cost model's shared links)
+ *   STEPS next prev size count     on the master's word, count lock-step
+ *                                  steps: send one message of size bytes
+ *                                  to the next probe, then wait for the
+ *                                  previous one's; reply the time from
+ *                                  the first send to the last receive
+ *                                  (every probe of a ring at once: the
+ *                                  cost model's step)
  *   HOPS_OPEN                      open a UDP socket; reply its port
  *   HOPS n self hosts ports nonces send datagrams to every other probe's
  *                                  socket, read the TTL of those that
@@ -25,7 +32,9 @@
  *   QUIT                           leave PVM and exit
  *
  * and echoes ECHO messages of other probes back to their sender, unread;
- * drops SINK messages and acknowledges SINK_END (a stream's end).
+ * drops SINK messages and acknowledges SINK_END (a stream's end).  A
+ * STEP is neither: it stays in PVM's queue until the step that waits
+ * for it (step_match), though it arrive during another wait.
  * Direct task-to-task routing.  It exits when its parent does.
  */
 #include "config.h"
@@ -191,6 +200,56 @@ static int wait_go(int master)
     }
 }
 
+/* A raw message of size zero bytes, not yet the send buffer: its id, or
+ * -1. */
+static int data_message(int size)
+{
+    char *data = calloc((size_t)size, 1);
+    int sb = data ? pvm_mkbuf(PvmDataRaw) : -1;
+
+    if (sb > 0) {
+        int old = pvm_setsbuf(sb);
+        pvm_pkbyte(data, size, 1);
+        pvm_setsbuf(old > 0 ? old : 0);
+    }
+    free(data);
+    return sb > 0 ? sb : -1;
+}
+
+/* Seconds since t0, at least 1 ns. */
+static double since(double t0)
+{
+    double t = now() - t0;
+
+    return t > 0.0 ? t : 1e-9;
+}
+
+/* Before a run timed together with the other probes' (STREAM, STEPS):
+ * connect the direct route to peer, untimed (it may be connecting its
+ * own meanwhile), reply "ready" to the master and wait for its GO.  0:
+ * go, with sb (data_message) the send buffer; -1: the route failed, the
+ * master was told, sb is freed.  The master gone, the probe exits. */
+static int ready_go(int master, int peer, int sb)
+{
+    int status, old;
+
+    pvm_initsend(PvmDataDefault);
+    status = pvm_send(peer, ECOC_TAG_ECHO) < 0 ? -1 : await_peer(peer, ECOC_TAG_ECHO_BACK);
+    reply(master, status, NULL, 0); /* ready, or not */
+    if (status != 0) {
+        pvm_freebuf(sb);
+        return -1;
+    }
+    if (wait_go(master) != 0) {
+        pvm_exit();
+        exit(0); /* the master is gone */
+    }
+    old = pvm_setsbuf(sb);
+    if (old > 0)
+        pvm_freebuf(old);
+    return 0;
+}
+
 /* STREAM: one stream of count messages to the peer, timed from the first
  * send to the peer's acknowledgement of the end mark (after all of it,
  * PVM keeping the order between two tasks).  The route is connected
@@ -198,52 +257,88 @@ static int wait_go(int master)
  * its GO. */
 static void do_stream(int master)
 {
-    int peer = 0, size = 0, count = 0, status, sb, old;
-    char *data = NULL;
-    double t = 0.0, t0;
+    int peer = 0, size = 0, count = 0, status = 0, sb = -1;
+    double t, t0;
 
     pvm_upkint(&peer, 1, 1);
     pvm_upkint(&size, 1, 1);
     pvm_upkint(&count, 1, 1);
     if (peer <= 0 || size < 1 || count < 1 || count > 1 << 20 ||
-        !(data = calloc((size_t)size, 1))) {
+        (sb = data_message(size)) < 0) {
         reply(master, -1, NULL, 0);
         return;
     }
-    /* connect the direct route; the peer may be connecting its own */
+    if (ready_go(master, peer, sb) != 0)
+        return;
+    t0 = now();
+    for (int i = 0; i < count && status == 0; i++)
+        status = pvm_send(peer, ECOC_TAG_SINK) < 0 ? -1 : 0;
     pvm_initsend(PvmDataDefault);
-    status = pvm_send(peer, ECOC_TAG_ECHO) < 0 ? -1 : await_peer(peer, ECOC_TAG_ECHO_BACK);
-    reply(master, status, NULL, 0); /* ready, or not */
-    if (status != 0) {
-        free(data);
+    if (status == 0 && pvm_send(peer, ECOC_TAG_SINK_END) < 0)
+        status = -1;
+    if (status == 0)
+        status = await_peer(peer, ECOC_TAG_SINK_ACK); /* serving our own sender */
+    t = since(t0);
+    reply(master, status, &t, 1);
+}
+
+/* The probe whose STEP messages a receive may take now, 0 while none
+ * may: the previous probe of a ring can start its steps (its GO) while
+ * this one still waits for its own GO, and that first STEP must wait for
+ * this probe's first step, not be taken by wait_go and dropped.  PVM
+ * keeps a message that no receive matches in its queue: step_match,
+ * PVM's matching function during STEPS (pvm_recvf), matches no other
+ * probe's STEP. */
+static int step_src;
+static int (*plain_match)(int, int, int);
+
+static int step_match(int bid, int tid, int tag)
+{
+    int bytes, t = -1, src = -1;
+
+    if (pvm_bufinfo(bid, &bytes, &t, &src) >= 0 && t == ECOC_TAG_STEP && src != step_src)
+        return 0; /* left in the queue */
+    if (plain_match)
+        return plain_match(bid, tid, tag);
+    /* a libpvm whose pvm_recvf gives 0 for its default: the default's
+     * rule but for contexts, which the probes' own messages share */
+    return (tid == -1 || tid == src) && (tag == -1 ? t >= 0 : tag == t);
+}
+
+/* STEPS: count lock-step steps of a ring, each one message of size bytes
+ * to next, then the wait for prev's (serving the other probes meanwhile,
+ * as every wait does), timed from the first send to the last receive.
+ * Connected, "ready" and GO as STREAM. */
+static void do_steps(int master)
+{
+    int next = 0, prev = 0, size = 0, count = 0, status = 0, sb = -1;
+    double t, t0;
+
+    pvm_upkint(&next, 1, 1);
+    pvm_upkint(&prev, 1, 1);
+    pvm_upkint(&size, 1, 1);
+    pvm_upkint(&count, 1, 1);
+    if (next <= 0 || prev <= 0 || size < 1 || count < 1 || count > 1 << 20 ||
+        (sb = data_message(size)) < 0) {
+        reply(master, -1, NULL, 0);
         return;
     }
-    if (wait_go(master) != 0) {
-        free(data);
-        pvm_exit();
-        exit(0); /* the master is gone */
-    }
-    sb = pvm_mkbuf(PvmDataRaw);
-    status = sb < 0 ? -1 : 0;
-    if (status == 0) {
-        old = pvm_setsbuf(sb);
-        if (old > 0)
-            pvm_freebuf(old);
-        pvm_pkbyte(data, size, 1);
+    step_src = 0;
+    /* (pvm3.h declares the old function's type wrong) */
+    plain_match = (int (*)(int, int, int))(void (*)(void))pvm_recvf(step_match);
+    if (ready_go(master, next, sb) == 0) {
+        step_src = prev;
         t0 = now();
-        for (int i = 0; i < count && status == 0; i++)
-            status = pvm_send(peer, ECOC_TAG_SINK) < 0 ? -1 : 0;
-        pvm_initsend(PvmDataDefault);
-        if (status == 0 && pvm_send(peer, ECOC_TAG_SINK_END) < 0)
-            status = -1;
-        if (status == 0)
-            status = await_peer(peer, ECOC_TAG_SINK_ACK); /* serving our own sender */
-        t = now() - t0;
-        if (t <= 0.0)
-            t = 1e-9;
+        for (int i = 0; i < count && status == 0; i++) {
+            status = pvm_send(next, ECOC_TAG_STEP) < 0 ? -1 : 0;
+            if (status == 0)
+                status = await_peer(prev, ECOC_TAG_STEP);
+        }
+        t = since(t0);
+        step_src = 0;
+        reply(master, status, &t, 1);
     }
-    reply(master, status, &t, 1);
-    free(data);
+    pvm_recvf(plain_match);
 }
 
 /* Write the subnet file text to a private temporary file: its path. */
@@ -539,6 +634,8 @@ static int serve(int master)
             do_hops(master);
         else if (cmd == ECOC_CMD_STREAM)
             do_stream(master);
+        else if (cmd == ECOC_CMD_STEPS)
+            do_steps(master);
         else
             reply(master, -1, NULL, 0);
     }

@@ -147,6 +147,9 @@ typedef struct ecoc_degree {
 #define ECOC_MODEL_BUSY 32           /* messages per stream of the busy round:
                                       * enough that the end mark's round trip
                                       * is a small part of the time */
+#define ECOC_MODEL_STEPS 32          /* steps of a round of the lock-step
+                                      * ring: enough that the start, GO
+                                      * after GO, is a small part of it */
 #define ECOC_MODEL_SUSTAIN 131072    /* bytes the long stream of a link's
                                       * per-byte cost carries past the short
                                       * one's: well past a shaped link's burst */
@@ -171,6 +174,9 @@ typedef struct ecoc_model_info {
     ecoc_stat busy;     /* seconds per message of the rounds with every
                          * host busy (n 0: not measured, one host); the
                          * median is the model's busy */
+    ecoc_stat step;     /* seconds per step of the lock-step ring's rounds
+                         * (n 0: not measured, one host); the median is
+                         * the model's step */
 } ecoc_model_info;
 
 typedef struct ecoc_result {

@@ -11,9 +11,11 @@
 
 /* The subnet file's magic word and the version this library writes. */
 #define ECO_FILE_MAGIC "eco-subnets"
-#define ECO_FILE_VERSION 4 /* written as 3 when a map has no hop classes,
-                            * as 2 when it has no model either, as 1
-                            * when it has no hops either */
+#define ECO_FILE_VERSION 5 /* written as 4 when a map has no step (a model
+                            * with step 0, or none), as 3 when it has no
+                            * hop classes either, as 2 when it has no
+                            * model either, as 1 when it has no hops
+                            * either */
 
 /*
  * The cost model (subnet file version 3, measured by eco-characterize):
@@ -48,7 +50,7 @@ typedef struct ecoi_model {
                        * its own before the next (a ring's, recursive
                        * doubling's rounds: a latency under load, where
                        * busy is a throughput); 0 when not measured:
-                       * busy then */
+                       * busy then.  Subnet file version 5 */
 } ecoi_model;
 
 /* lib/model.c.  A model of n subnets, every cost 0 (NULL: n < 0 or no

@@ -19,6 +19,8 @@
  *   model link S T ALPHA BETA      one way, ALPHA + BETA * bytes seconds,
  *   model uplink S BETA            for every S <= T and every S
  *   model busy SECONDS             per message, every host busy (optional)
+ *   model step SECONDS             per lock-step step of a ring, every host
+ *                                  sending (optional; version 5)
  *
  * The writer is canonical (fixed order, shortest exact numbers), so
  * reading and writing again gives the same bytes.  The reader checks
@@ -160,9 +162,9 @@ static int print_subnets(const eco_map *m, FILE *out)
 }
 
 /* The model (version 3): the task line, a link line for every s <= t,
- * an uplink line for every s, the busy line when it was measured (0, not
- * measured, is the absence of the line: what older files say);
- * eco-subnets(5). */
+ * an uplink line for every s, the busy line and the step line (version
+ * 5) when they were measured (0, not measured, is the absence of the
+ * line: what older files say); eco-subnets(5). */
 static void print_model(const ecoi_model *mo, FILE *out)
 {
     char a[40], b[40];
@@ -186,12 +188,17 @@ static void print_model(const ecoi_model *mo, FILE *out)
         ecoi_format_double(mo->busy, b, sizeof b);
         fprintf(out, "model busy %s\n", b);
     }
+    if (mo->step > 0.0) {
+        ecoi_format_double(mo->step, b, sizeof b);
+        fprintf(out, "model step %s\n", b);
+    }
 }
 
 int eco_map_fprint(const eco_map *map, FILE *out)
 {
     char num[40];
-    int rc, version = !map ? 1 : map->hops.ncls > 0 ? 4 : map->model ? 3
+    int rc, version = !map ? 1 : map->model && map->model->step > 0.0 ? 5
+                    : map->hops.ncls > 0 ? 4 : map->model ? 3
                     : ecoi_map_has_hops(map) ? 2 : 1;
 
     if (!map || !out || unwritable(map))
@@ -420,13 +427,16 @@ static int check_model(reader *r, const rec *x, char **f)
             return rc;
         return model_number(r, x, f[3], "beta", &v);
     }
-    if (x->nf >= 2 && strcmp(f[1], "busy") == 0) {
+    if (x->nf >= 2 && strcmp(f[1], "step") == 0 && r->version < 5)
+        return bad(r, x->line, "'model step' lines need version 5 (the header says %d)",
+                   r->version);
+    if (x->nf >= 2 && (strcmp(f[1], "busy") == 0 || strcmp(f[1], "step") == 0)) {
         if (x->nf != 3)
-            return bad(r, x->line, "expected 'model busy SECONDS'");
+            return bad(r, x->line, "expected 'model %s SECONDS'", f[1]);
         return model_number(r, x, f[2], "seconds", &v);
     }
-    return bad(r, x->line, "expected 'model task', 'model link', 'model uplink' or "
-               "'model busy', not 'model %.64s'", x->nf >= 2 ? f[1] : "");
+    return bad(r, x->line, "expected 'model task', 'model link', 'model uplink', "
+               "'model busy' or 'model step', not 'model %.64s'", x->nf >= 2 ? f[1] : "");
 }
 
 /* An entry of a hoprow: N (0..ECO_MAX_HOPS) or - (not counted), then
@@ -876,7 +886,7 @@ static int model_subnet(reader *r, const rec *x, int i, int *id)
 
 /* One model line into mo; line[] says where each entry was given:
  * [0] task, [1 + s * n + t] link s-t, [1 + n * n + s] uplink s,
- * [1 + n * n + n] busy. */
+ * [1 + n * n + n] busy, [2 + n * n + n] step. */
 static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
 {
     char **f = &r->tok[x->first];
@@ -911,10 +921,11 @@ static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
         at = &line[1 + n * n + (size_t)s];
         if (!*at)
             (void)ecoi_parse_double(f[3], &mo->uplink[s]);
-    } else {
-        at = &line[1 + n * n + n];
+    } else { /* busy or step: seconds */
+        int step = strcmp(f[1], "step") == 0;
+        at = &line[1 + n * n + n + (size_t)step];
         if (!*at)
-            (void)ecoi_parse_double(f[2], &mo->busy);
+            (void)ecoi_parse_double(f[2], step ? &mo->step : &mo->busy);
     }
     if (*at) {
         char what[64] = "task";
@@ -922,8 +933,8 @@ static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
             snprintf(what, sizeof what, "link %d %d", s, t);
         else if (strcmp(f[1], "uplink") == 0)
             snprintf(what, sizeof what, "uplink %d", s);
-        else if (strcmp(f[1], "busy") == 0)
-            snprintf(what, sizeof what, "busy");
+        else if (strcmp(f[1], "task") != 0)
+            snprintf(what, sizeof what, "%s", f[1]);
         return bad(r, x->line, "second 'model %s' (first on line %d)", what, *at);
     }
     *at = x->line;
@@ -931,8 +942,8 @@ static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
 }
 
 /* The first entry of the model no line gave, reported at the header
- * (busy may be missing: files from before it was measured, and one host,
- * say 0, not measured). */
+ * (busy and step may be missing: files from before they were measured,
+ * and one host, say 0, not measured). */
 static int model_missing(reader *r, const ecoi_model *mo, const int *line)
 {
     int n = mo->nsubnets;
@@ -969,7 +980,7 @@ static int load_model(reader *r)
             return ECO_OK;
     }
     mo = ecoi_model_new(r->map->nsubnets);
-    line = calloc(1 + n * n + n + 1, sizeof *line);
+    line = calloc(1 + n * n + n + 2, sizeof *line); /* busy, step */
     if (!mo || !line) {
         ecoi_model_free(mo);
         free(line);

@@ -451,7 +451,7 @@ static void mode_mismatch(int n, const int *tids)
     report(&rep, ECO_OK, worst);
 }
 
-/* The cost model of a version 3 file reaches every member, restricted to
+/* The cost model of a version 5 file reaches every member, restricted to
  * the members' subnets: each member compares its context's model entry
  * by entry, and its costs pair by pair, with the file's (read here too,
  * by host name). */
@@ -480,6 +480,9 @@ static void mode_model(int n, const int *tids)
                    got->nsubnets, ns);
         ecot_check(&rep, got->task.alpha == want->task.alpha &&
                    got->task.beta == want->task.beta, "task cost differs");
+        ecot_check(&rep, got->busy == want->busy && got->step == want->step,
+                   "busy %g and step %g, the file's %g and %g", got->busy, got->step,
+                   want->busy, want->step);
         for (int a = 0; a < m->nhosts && got->nsubnets == ns; a++)
             for (int b = 0; b < m->nhosts; b++) {
                 int fa = eco_map_find_host(file, m->host[a]);
@@ -926,9 +929,10 @@ static void test_contexts(void)
     drain_notices();
 }
 
-/* A version 3 file: this virtual machine's hosts, each a subnet, and two
- * hosts no member runs on; distinct numbers everywhere.  Every member's
- * context has the model over the members' subnets only. */
+/* A version 5 file: this virtual machine's hosts, each a subnet, and two
+ * hosts no member runs on; distinct numbers everywhere, busy and the
+ * step too.  Every member's context has the model over the members'
+ * subnets only. */
 static void test_model(void)
 {
     static char env0[600];
@@ -944,7 +948,7 @@ static void test_model(void)
     CU_ASSERT_FATAL((f = fopen(path, "w")) != NULL);
     pvm_config(&nh, &na, &hi);
     ns = nh + 2;
-    fprintf(f, "eco-subnets 3\nthreshold 0.2\nhost ghost-0.invalid\nhost ghost-1.invalid\n");
+    fprintf(f, "eco-subnets 5\nthreshold 0.2\nhost ghost-0.invalid\nhost ghost-1.invalid\n");
     for (int h = 0; h < nh; h++)
         fprintf(f, "host %s\n", hi[h].hi_name);
     fprintf(f, "subnet 0 k=2 ghost-0.invalid\nsubnet 1 k=2 ghost-1.invalid\n");
@@ -957,6 +961,7 @@ static void test_model(void)
                     a == b ? 1e-9 * (1 + a) : 8e-7 + 1e-8 * b);
         fprintf(f, "model uplink %d %.17g\n", a, 7e-7 + 1e-8 * a);
     }
+    fprintf(f, "model busy 3.5e-05\nmodel step 0.00044\n");
     CU_ASSERT_FATAL(fclose(f) == 0);
     snprintf(env0, sizeof env0, "ECO_SUBNET_FILE=%s", path);
     CU_ASSERT_FATAL(spawn_workers(n, "model", env, tids) == n);
@@ -1145,7 +1150,7 @@ static const eco_unit_test tests[] = {
     { "300 contexts: late rank 0, nothing left, flat memory", test_contexts },
     { "flow control: a late root, 400 reduces of 64 KB", test_flow },
     { "reduce-to-all, gather-to-all and scatter in segments, every pipeline", test_pipeline },
-    { "the cost model of a version 3 file in every member", test_model },
+    { "the cost model of a version 5 file (busy, step) in every member", test_model },
     { "eco_finalize waits until what it sent is read", test_drain },
     { "valgrind: no error, no leak", test_valgrind },
     { NULL, NULL }

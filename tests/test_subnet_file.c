@@ -92,7 +92,7 @@ static int models_equal(const ecoi_model *a, const ecoi_model *b)
         return a == b;
     n = (size_t)a->nsubnets;
     if (a->nsubnets != b->nsubnets || a->task.alpha != b->task.alpha ||
-        a->task.beta != b->task.beta || a->busy != b->busy)
+        a->task.beta != b->task.beta || a->busy != b->busy || a->step != b->step)
         return 0;
     for (size_t i = 0; i < n * n; i++)
         if (a->link[i].alpha != b->link[i].alpha || a->link[i].beta != b->link[i].beta)
@@ -463,6 +463,14 @@ static void test_round_trip_model(void)
     free(text);
     check_round_trip(m, "model-nobusy.subnets");
     m->model->busy = 2.0 / 3.0 * 1e-4;
+    /* the step (version 5, the lowest that has it), after busy */
+    m->model->step = 4.4e-4 / 3.0;
+    text = text_of(m);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 5\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nmodel busy 6.666666666666667e-05\n"
+                                        "model step 0.00014666666666666666\n"));
+    free(text);
+    check_round_trip(m, "model-step.subnets");
     /* a copy, and a restriction to subnets 2 and 0, in that order */
     r = ecoi_model_copy(m->model);
     CU_ASSERT(models_equal(r, m->model));
@@ -477,6 +485,7 @@ static void test_round_trip_model(void)
     CU_ASSERT_EQUAL(r->link[2].beta, m->model->link[0 * ns + 2].beta);
     CU_ASSERT_EQUAL(r->uplink[0], m->model->uplink[2]);
     CU_ASSERT_EQUAL(r->busy, m->model->busy); /* every host's: kept */
+    CU_ASSERT_EQUAL(r->step, m->model->step);
     CU_ASSERT(ecoi_model_valid(r));
     ecoi_model_free(r);
     old_of[1] = -1; /* a subnet the model does not know */
@@ -496,6 +505,16 @@ static void test_round_trip_model(void)
     CU_ASSERT_EQUAL(eco_map_write(m, scratch("badmodel.subnets"), err, sizeof err),
                     ECO_ERR_ARG);
     m->model->busy = 0.0;
+    CU_ASSERT(ecoi_model_valid(m->model));
+    m->model->step = -1e-6;
+    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
+    m->model->step = NAN;
+    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
+    m->model->step = INFINITY;
+    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
+    CU_ASSERT_EQUAL(eco_map_write(m, scratch("badmodel.subnets"), err, sizeof err),
+                    ECO_ERR_ARG);
+    m->model->step = 0.0;
     CU_ASSERT(ecoi_model_valid(m->model));
     m->model->link[1].alpha += 1.0; /* not symmetric */
     CU_ASSERT_FALSE(ecoi_model_valid(m->model));
@@ -567,6 +586,77 @@ static void test_read_model_renumbered(void)
     eco_map_free(m);
 }
 
+/* Version 5: the step with everything of version 4; a version 5 file
+ * without a step, or without a model, is written at the lowest version
+ * that holds what it has. */
+static void test_read_version5(void)
+{
+    static const char in[] =
+        "eco-subnets 5\n"
+        "threshold 0.2\n"
+        "host a\nhost b\nhost c\n"
+        "hopclass 0 a b\nhopclass 1 c\n"
+        "hoprow 0 0 1\nhoprow 1 -\n"
+        "hops a c -\n"
+        "subnet 0 k=2 a b\nsubnet 1 k=1 c\n"
+        "model step 0.00044   # a ring's step\n"
+        "model task 1e-05 5e-10\n"
+        "model link 0 0 4e-05 1e-09\nmodel link 0 1 0.001 8e-07\nmodel link 1 1 3e-05 2e-09\n"
+        "model uplink 0 8e-07\nmodel uplink 1 0\n"
+        "model busy 7e-05\n";
+    static const char out_tail[] =
+        "model uplink 1 0\n"
+        "model busy 7e-05\n"
+        "model step 0.00044\n";
+    char err[512] = "", *text;
+    eco_map *m = NULL;
+
+    CU_ASSERT_EQUAL_FATAL(eco_map_read(put_file("v5.subnets", in), &m, err, sizeof err),
+                          ECO_OK);
+    CU_ASSERT_FATAL(m->model != NULL);
+    CU_ASSERT_EQUAL(m->model->step, 4.4e-4);
+    CU_ASSERT_EQUAL(m->model->busy, 7e-5);
+    CU_ASSERT_EQUAL(eco_map_hops(m, 0, 1), 0);
+    CU_ASSERT_EQUAL(eco_map_hops(m, 0, 2), ECO_ERR_NOTFOUND); /* "-": not counted */
+    CU_ASSERT_EQUAL(eco_map_hops(m, 1, 2), 1);
+    text = text_of(m);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 5\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nhopclass 0 a b\n"));
+    CU_ASSERT(strlen(text) > strlen(out_tail) &&
+              strcmp(text + strlen(text) - strlen(out_tail), out_tail) == 0);
+    free(text);
+    check_round_trip(m, "v5-again.subnets");
+    /* no step: version 4 with the classes, 3 without them */
+    m->model->step = 0.0;
+    text = text_of(m);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 4\n"));
+    CU_ASSERT_PTR_NULL(strstr(text, "step"));
+    free(text);
+    eco_map_free(m);
+    CU_ASSERT_EQUAL_FATAL(eco_map_read(put_file("v5-nostep.subnets",
+                                                "eco-subnets 5\nthreshold 0.2\nhost a\nhost b\n"
+                                                "subnet 0 k=2 a b\nmodel task 1e-05 0\n"
+                                                "model link 0 0 4e-05 1e-09\n"
+                                                "model uplink 0 0\n"), &m, err, sizeof err),
+                          ECO_OK);
+    CU_ASSERT_FATAL(m->model != NULL);
+    CU_ASSERT_EQUAL(m->model->step, 0.0);
+    text = text_of(m);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 3\n"));
+    free(text);
+    eco_map_free(m);
+    /* no model at all (optional from version 4 on): version 1 */
+    CU_ASSERT_EQUAL_FATAL(eco_map_read(put_file("v5-nomodel.subnets",
+                                                "eco-subnets 5\nthreshold 0.2\nhost a\n"
+                                                "subnet 0 k=2 a\n"), &m, err, sizeof err),
+                          ECO_OK);
+    CU_ASSERT_PTR_NULL(m->model);
+    text = text_of(m);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 1\n"));
+    free(text);
+    eco_map_free(m);
+}
+
 /* The reader takes any order; the writer's order is fixed. */
 static void test_read_lenient_write_canonical(void)
 {
@@ -630,13 +720,15 @@ typedef struct bad_case {
 #define CLASSES "hopclass 0 a b\nhopclass 1 c\n"
 #define ROWS "hoprow 0 0 1\nhoprow 1 -\n"
 #define SUB4 "subnet 0 k=2 a b c\n"
+/* version 5: as HEAD3, the model from line 8 on */
+#define HEAD5 "eco-subnets 5\nthreshold 0.2\n" HOSTS "subnet 0 k=2 a b\nsubnet 1 k=1 c\n"
 
 static const bad_case bad_files[] = {
     {"", 1, "no header"},
     {"# only\n# comments\n", 2, "no header"},
     {"threshold 0.2\n", 1, "expected the header"},
     {"a b 0.001\nb c 0.002\n", 1, "cost matrix?"},
-    {"# c\n\neco-subnets 5\nthreshold 0.2\n", 3, "unsupported eco-subnets version 5"},
+    {"# c\n\neco-subnets 6\nthreshold 0.2\n", 3, "unsupported eco-subnets version 6"},
     {"eco-subnets 0\nthreshold 0.2\n", 1, "unsupported eco-subnets version 0"},
     {"eco-subnets one\n", 1, "bad version"},
     {"eco-subnets 1 x\n", 1, "expected 'eco-subnets VERSION'"},
@@ -708,7 +800,8 @@ static const bad_case bad_files[] = {
     {HEAD3 "model link 0 1 1e-4\n", 8, "expected 'model link SUBNET_A SUBNET_B ALPHA BETA'"},
     {HEAD3 "model uplink 0\n", 8, "expected 'model uplink SUBNET BETA'"},
     {HEAD3 "model\n", 8,
-     "expected 'model task', 'model link', 'model uplink' or 'model busy', not 'model '"},
+     "expected 'model task', 'model link', 'model uplink', 'model busy' or 'model step', "
+     "not 'model '"},
     {HEAD3 "model links 0 1 1 1\n", 8, "not 'model links'"},
     {HEAD3 "model task -1e-05 0\n", 8, "bad alpha '-1e-05' (a number >= 0)"},
     {HEAD3 "model task 0 nan\n", 8, "bad beta 'nan'"},
@@ -742,6 +835,25 @@ static const bad_case bad_files[] = {
      "second 'model busy' (first on line 14)"},
     {HEAD3 M_TASK M_LINKS "model busy 1e-05\nmodel uplink 0 8e-07\n", 1,
      "no 'model uplink 1' line"},
+    /* step: optional, version 5, checked like busy */
+    {HEAD3 "model step 0.0001\n", 8, "'model step' lines need version 5 (the header says 3)"},
+    {HEAD4 CLASSES ROWS SUB4 "model step 0.0001\n", 11,
+     "'model step' lines need version 5 (the header says 4)"},
+    {HEAD2 HOSTS "subnet 0 k=2 a b c\nmodel step 1e-05\n", 7,
+     "'model' lines need version 3 (the header says 2)"},
+    {HEAD5 "model step\n", 8, "expected 'model step SECONDS'"},
+    {HEAD5 "model step 1e-05 0\n", 8, "expected 'model step SECONDS'"},
+    {HEAD5 "model step -1e-05\n", 8, "bad seconds '-1e-05' (a number >= 0)"},
+    {HEAD5 "model step nan\n", 8, "bad seconds 'nan'"},
+    {HEAD5 "model step inf\n", 8, "bad seconds 'inf'"},
+    {HEAD5 "model step 1e999\n", 8, "bad seconds '1e999'"},
+    {HEAD5 "model step 440us\n", 8, "bad seconds '440us'"},
+    {HEAD5 "model steps 1e-05\n", 8, "not 'model steps'"},
+    {HEAD5 M_TASK M_LINKS M_UPS "model step 1e-05\nmodel step 2e-05\n", 15,
+     "second 'model step' (first on line 14)"},
+    {HEAD5 M_TASK M_LINKS M_UPS "model busy 1e-05\nmodel step 2e-05\nmodel busy 1e-05\n", 16,
+     "second 'model busy' (first on line 14)"},
+    {HEAD5 "model step 0.0001\n", 1, "no 'model task' line"},
     /* hop classes (version 4) */
     {HEAD3 CLASSES, 8, "'hopclass' lines need version 4 (the header says 3)"},
     {HEAD2 HOSTS "hoprow 0 1\n", 6, "'hoprow' lines need version 4 (the header says 2)"},
@@ -1038,6 +1150,7 @@ static const eco_unit_test tests[] = {
     {"round trip: empty and tiny maps", test_round_trip_small_maps},
     {"round trip: the cost model (version 3)", test_round_trip_model},
     {"read: the model follows the subnets", test_read_model_renumbered},
+    {"read version 5: the step", test_read_version5},
     {"read lenient, write canonical", test_read_lenient_write_canonical},
     {"malformed subnet files", test_read_malformed},
     {"unreadable and binary files", test_read_errors},
