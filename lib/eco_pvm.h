@@ -28,7 +28,12 @@
  * library's control messages (eco_compat_iface.h). */
 
 /* A transport over PVM for member rank of tids[0..n-1]; instance tells
- * its control messages from those of other contexts (rank 0 draws it). */
+ * its control messages from those of other contexts (rank 0 draws it).
+ * encoding: PvmDataDefault (XDR), PvmDataRaw (always copied),
+ * PvmDataInPlace (in place, but a message that fits one PVM fragment is
+ * copied: pvm_transport.c, one_fragment), or ECOI_ENC_INPLACE (always in
+ * place, ECO_ENCODING=inplace). */
+#define ECOI_ENC_INPLACE (PvmDataInPlace | 0x100)
 ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
                                    int pvmctx, int owner, int encoding,
                                    unsigned instance);

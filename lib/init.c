@@ -316,11 +316,14 @@ static int env_encoding(int uniform)
 {
     const char *e = getenv("ECO_ENCODING");
 
-    /* In place: PVM reads the caller's memory at pvm_send, no copy. */
+    /* In place: PVM reads the caller's memory at pvm_send, no copy
+     * (but short messages are copied: pvm_transport.c, one_fragment). */
     if (e && strcmp(e, "xdr") == 0)
         return PvmDataDefault;
     if (e && strcmp(e, "raw") == 0)
         return uniform ? PvmDataRaw : PvmDataDefault;
+    if (e && strcmp(e, "inplace") == 0)
+        return uniform ? ECOI_ENC_INPLACE : PvmDataDefault;
     return uniform ? PvmDataInPlace : PvmDataDefault;
 }
 

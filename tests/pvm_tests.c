@@ -802,6 +802,14 @@ static void test_raw(void)
     run_battery(4, "full", env);
 }
 
+/* Every message in place (ECO_ENCODING=inplace), short ones too, which
+ * by default are copied to leave in one PVM fragment. */
+static void test_inplace(void)
+{
+    char *env[] = { subnet_file(2), "ECO_ENCODING=inplace", NULL };
+    run_battery(5, "full", env);
+}
+
 static void test_no_subnet_file(void)
 {
     char home[400];
@@ -1090,6 +1098,11 @@ static void test_mismatch_xdr(void)
     run_mismatch("ECO_ENCODING=xdr");
 }
 
+static void test_mismatch_inplace(void)
+{
+    run_mismatch("ECO_ENCODING=inplace");
+}
+
 /* The integration run under valgrind: no error, no definite leak. */
 static void test_valgrind(void)
 {
@@ -1140,6 +1153,7 @@ static const eco_unit_test tests[] = {
     { "every op, root, datatype, 0..1 MiB; 1 2 3 5 8 13 tasks", test_sizes },
     { "XDR encoding and small segments", test_xdr },
     { "raw encoding (copied into PVM's buffers)", test_raw },
+    { "in place always, short messages too", test_inplace },
     { "no subnet file", test_no_subnet_file },
     { "isolation, two contexts, caller's buffers, PvmSum", test_isolation },
     { "malformed subnet file fails in every member", test_bad_file },
@@ -1147,6 +1161,7 @@ static const eco_unit_test tests[] = {
     { "a member killed mid-collective", test_killed_member },
     { "members that disagree all fail within 5 s", test_mismatch },
     { "members that disagree all fail within 5 s, XDR encoding", test_mismatch_xdr },
+    { "members that disagree all fail within 5 s, in place always", test_mismatch_inplace },
     { "300 contexts: late rank 0, nothing left, flat memory", test_contexts },
     { "flow control: a late root, 400 reduces of 64 KB", test_flow },
     { "reduce-to-all, gather-to-all and scatter in segments, every pipeline", test_pipeline },
