@@ -755,6 +755,32 @@ static void test_select_incast(void)
     eco_map_free(m);
 }
 
+/* Segments of one PVM fragment (4,000 bytes of data with libeco's
+ * header) are among the candidates, between 4,096 and 2,048: on the
+ * uneven-like model the broadcast of 16,000 bytes down the chain takes
+ * them, and never a segment as long as the message. */
+static void test_select_fragment(void)
+{
+    config u = { .n = 7, .nh = 7, .nsub = 3, .degree = { 1, 1, 1 },
+                 .host_subnet = { 0, 0, 0, 1, 1, 2, 2 },
+                 .member_host = { 0, 1, 2, 3, 4, 5, 6 } };
+    static const double slow[3] = { 8e-7, 4e-7, 1.6e-6 };
+    eco_map *m = make_map(&u);
+    size_t seg = 0;
+
+    m->model = plant(3, 20e-6, 4.4e-9, 25e-6, 8e-7, 0);
+    m->model->busy = 300e-6;
+    plant_uplinks(m, &u, slow);
+    winner(m, &u, ECOI_C_BCAST, 16000, &seg);
+    CU_ASSERT_EQUAL(seg, 4000);
+    for (size_t bytes = 1000; bytes <= 4000; bytes += 1000) {
+        winner(m, &u, ECOI_C_BCAST, bytes, &seg);
+        CU_ASSERT(seg < bytes);
+    }
+    unplant(m);
+    eco_map_free(m);
+}
+
 /* Forcing by name: what ECO_ALGORITHM and eco_set_pattern accept. */
 static void test_select_forced(void)
 {
@@ -1449,6 +1475,7 @@ static const eco_unit_test tests[] = {
     { "the busy cost in the predictions", test_select_busy },
     { "selection with a lock-step step", test_select_step },
     { "all-to-all's streams and the links' queues", test_select_incast },
+    { "segments of one PVM fragment", test_select_fragment },
     { "forcing algorithms by name", test_select_forced },
     { "star, binary, kary3, chain patterns", test_patterns },
     { "bad arguments send nothing", test_bad_arguments },
