@@ -1146,18 +1146,31 @@ static int measure_busy(master *m, ecoi_model *mo)
  * host's before its next step (ECOC_CMD_STEPS), ECOC_MODEL_STEPS steps,
  * all at once (ring_rounds): what a step of a ring or of recursive
  * doubling costs, a message's latency while every host sends, where busy
- * is their throughput.  The size is busy's: the bytes are the links'
- * beta's, the step the per-message part.  mo->step is the median round's
- * slowest probe's time per step; fewer than 2 hosts: it stays 0 (not
- * measured: lib/select.c takes busy). */
+ * is their throughput.  In steady state a step lasts the mean of the
+ * ring's links' one-way times, so a slow link between sites would count
+ * in every pair's step: mo->step is what the median round's step takes
+ * beyond that mean as the model has it (each link's alpha + beta x
+ * ECOC_MODEL_SMALL), the cost of every member being busy at once; 0
+ * when it takes no longer, or fewer than 2 hosts (nothing to add). */
 static int measure_step(master *m, ecoi_model *mo)
 {
-    ecoc_stat *st = &m->r->model.step;
+    ecoc_result *r = m->r;
+    ecoc_stat *st = &r->model.step;
     int rc = ring_rounds(m, ECOC_CMD_STEPS, ECOC_MODEL_STEPS, "model: every host in lock-step",
                          st);
+    double links = 0.0;
 
-    if (rc == ECOC_OK && st->n > 0)
-        mo->step = st->median;
+    if (rc != ECOC_OK || st->n == 0)
+        return rc;
+    for (int i = 0; i < r->n; i++) {
+        int a = eco_map_subnet_of(r->map, eco_map_find_host(r->map, r->host[i].name));
+        int b = eco_map_subnet_of(r->map,
+                                  eco_map_find_host(r->map, r->host[(i + 1) % r->n].name));
+        ecoi_cost c = a >= 0 && b >= 0 ? mo->link[(size_t)a * mo->nsubnets + b] : mo->task;
+        links += c.alpha + c.beta * ECOC_MODEL_SMALL;
+    }
+    r->model.step_links = links / r->n;
+    mo->step = st->median > r->model.step_links ? st->median - r->model.step_links : 0.0;
     return rc;
 }
 

@@ -815,12 +815,12 @@ static int show_predict(const layout *l, const options *o)
         printf("# every message at least %s (busy: %s)\n",
                ecoc_fmt_time(ecoi_model_busy(mo), b1, sizeof b1),
                mo && mo->busy > 0.0 ? "measured" : "default, not measured");
-        /* a lock-step step with every host sending (rings, recursive
-         * doubling): busy's when the file has none */
-        printf("# a lock-step step %s (step: %s)\n",
-               ecoc_fmt_time(mo && mo->step > 0.0 ? mo->step : ecoi_model_busy(mo), b1,
-                             sizeof b1),
-               mo && mo->step > 0.0 ? "measured" : "not measured: busy");
+        /* what a lock-step step with every host sending (rings,
+         * recursive doubling) adds to its message: nothing when the file
+         * has none */
+        printf("# a lock-step step adds %s (step: %s)\n",
+               ecoc_fmt_time(ecoi_model_step(mo), b1, sizeof b1),
+               mo && mo->step > 0.0 ? "measured" : "not measured");
     }
     printf("%-10s %10s  %-13s %9s %12s\n", "op", "bytes", "algorithm", "segment",
            "predicted_ms");

@@ -779,15 +779,16 @@ static void print_model(const ecoc_result *r, FILE *out)
     } else
         fprintf(out, "not measured (one host): the library's default\n");
     fprintf(out, "  every host in lock-step: ");
-    if (mi->step.n > 0 && mo->step > 0.0) {
+    if (mi->step.n > 0) {
         char b2[32];
-        fprintf(out, "%s per step", ecoc_fmt_time(mo->step, b1, sizeof b1));
-        fprintf(out, " (ring of %d hosts, %d steps of %d bytes, %d rounds: %s to ", r->n,
-                ECOC_MODEL_STEPS, ECOC_MODEL_SMALL, mi->step.n,
-                ecoc_fmt_time(mi->step.min, b1, sizeof b1));
+        fprintf(out, "%s per step", ecoc_fmt_time(mi->step.median, b1, sizeof b1));
+        fprintf(out, ", %s beyond its links' own time", ecoc_fmt_time(mo->step, b1, sizeof b1));
+        fprintf(out, " (%s; ring of %d hosts, %d steps of %d bytes, %d rounds: %s to ",
+                ecoc_fmt_time(mi->step_links, b1, sizeof b1), r->n, ECOC_MODEL_STEPS,
+                ECOC_MODEL_SMALL, mi->step.n, ecoc_fmt_time(mi->step.min, b2, sizeof b2));
         fprintf(out, "%s)\n", ecoc_fmt_time(mi->step.max, b2, sizeof b2));
     } else
-        fprintf(out, "not measured (one host): the library takes busy\n");
+        fprintf(out, "not measured (one host): nothing added\n");
 }
 
 void ecoc_print_summary(const ecoc_result *r, FILE *out)

@@ -175,8 +175,10 @@ typedef struct ecoc_model_info {
                          * host busy (n 0: not measured, one host); the
                          * median is the model's busy */
     ecoc_stat step;     /* seconds per step of the lock-step ring's rounds
-                         * (n 0: not measured, one host); the median is
-                         * the model's step */
+                         * (n 0: not measured, one host); the median less
+                         * step_links is the model's step */
+    double step_links;  /* the mean of the ring's links' one-way times of
+                         * a short message as the model has them */
 } ecoc_model_info;
 
 typedef struct ecoc_result {

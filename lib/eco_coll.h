@@ -333,8 +333,9 @@ ecoi_model *ecoi_model_default(const eco_map *m);
 /* The least seconds a message costs while every member is busy: m's
  * measured busy, else (NULL, or 0: not measured) select.c's default. */
 double ecoi_model_busy(const ecoi_model *m);
-/* The least seconds of a lock-step step (every member sends one message
- * and waits for its own): m's measured step, else ecoi_model_busy. */
+/* The seconds a lock-step step (every member sends one message and waits
+ * for its own) costs beyond its message's quiet time: m's measured step,
+ * else 0. */
 double ecoi_model_step(const ecoi_model *m);
 
 /* Predict every candidate of coll for n members on map (model NULL: the

@@ -737,6 +737,10 @@ static void flow_read(pvm_tp *p, int src, size_t bytes)
  * 4,000 bytes of data go out as one fragment of 4,076 bytes, PVM's
  * fragment size 4,080; 4,040 bytes as two (strace, PVM 3.4.6). */
 #define PVM_FRAG_HEADERS 48
+/* PVM's default fragment: a program that sets PvmFragSize larger still
+ * has only short messages copied (lib/select.c's ONE_FRAGMENT is cut to
+ * this size). */
+#define PVM_DEFAULT_FRAG 4080
 
 /* How many bytes of data a message copied into PVM's buffer carries in
  * one fragment with libeco's header; 0 when messages go out in place
@@ -746,6 +750,8 @@ static size_t one_fragment(int encoding)
     int fs = encoding == PvmDataInPlace ? pvm_getopt(PvmFragSize) : 0;
     int over = PVM_FRAG_HEADERS + ECOI_HDR_INTS * (int)sizeof(int);
 
+    if (fs > PVM_DEFAULT_FRAG)
+        fs = PVM_DEFAULT_FRAG;
     return fs > over ? (size_t)(fs - over) : 0;
 }
 

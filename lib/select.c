@@ -42,13 +42,13 @@
  *                 leaders' exchange rounds and the groups' trees
  *                 broadcasting every run as it comes, then the last
  *                 segment's way down the trees;
- *   ring:         n - 1 steps, each as long as the ring's slowest edge,
- *                 and no shorter than a lock-step step (ecoi_model_step);
+ *   ring:         n - 1 steps, each as long as the ring's slowest edge
+ *                 with the lock-step step's cost added (ecoi_model_step);
  *   rdouble:      rounds (reduce-to-all: a fold, log2 p exchanges of
  *                 whole vectors, an unfold; scan: ceil(log2 n) rounds of
  *                 1, 2, 4, ... vectors, then n - 1 combines), each as
- *                 long as its slowest message (at least a lock-step
- *                 step) and combine, or as its
+ *                 long as its slowest message (with the lock-step
+ *                 step's cost) and combine, or as its
  *                 busiest resource when the round's messages share one;
  *   direct:       each member's n - 1 sends, each subnet's shared link
  *                 carrying all its members' blocks out and in;
@@ -115,15 +115,16 @@ double ecoi_model_busy(const ecoi_model *m)
     return m && m->busy > 0.0 ? m->busy : DEFAULT_BUSY;
 }
 
-/* A lock-step step's least cost, when every member sends one message
- * and waits for its own before the next (ecoi_model.step): the busy cost
- * when it was not measured.  On switched8.topo (8 emulated hosts on 2
- * cores) a message costs 70 us in a stream, while a ring's step of 1,000
- * bytes took 440 us and recursive doubling's rounds 480 (doc/benchmarks.md
- * run 7): each step waits for every member to be scheduled in turn. */
+/* What a lock-step step, where every member sends one message and waits
+ * for its own before the next (a ring's steps, recursive doubling's
+ * rounds), costs beyond its message's quiet time (ecoi_model.step,
+ * measured by eco-characterize; 0 when not measured: nothing added).
+ * On switched8.topo (8 emulated hosts on 2 cores) a probe's step took
+ * 111.6 us where its link's alpha and beta give 18 us, and busy says
+ * 77 us a message (a stream's, a throughput). */
 double ecoi_model_step(const ecoi_model *m)
 {
-    return m && m->step > 0.0 ? m->step : ecoi_model_busy(m);
+    return m && m->step > 0.0 ? m->step : 0.0;
 }
 
 static ecoi_cost cost_from_probe(double seconds)
@@ -427,7 +428,7 @@ typedef struct pm {
     const eco_map *map;
     const ecoi_model *model;
     double busy;     /* seconds per message at the least (ecoi_model_busy) */
-    double step;     /* seconds per lock-step step at the least (ecoi_model_step) */
+    double step;     /* seconds a lock-step step adds (ecoi_model_step) */
     int n;
     const int *mh;   /* [n] member -> host, -1 unknown */
     int *sub;        /* [n] member -> subnet of the model, -1 own */
@@ -538,7 +539,9 @@ static int pm_init(pm *p, const eco_map *map, const ecoi_model *model, int n,
     return ECO_OK;
 }
 
-static ecoi_cost pair_cost(const pm *p, int a, int b)
+/* The pair's cost on a quiet network: alpha a quiet round trip's, beta
+ * no faster than the links it crosses. */
+static ecoi_cost pair_cost_quiet(const pm *p, int a, int b)
 {
     static const ecoi_cost lan = { ALPHA_HOSTS, BETA_HOSTS };
     int sa = p->sub[a], sb = p->sub[b];
@@ -547,15 +550,22 @@ static ecoi_cost pair_cost(const pm *p, int a, int b)
                 : sa < 0 || sb < 0 ? lan
                 : p->model->link[sa * p->model->nsubnets + sb];
 
-    /* a quiet round trip's alpha is not what a message costs while all
-     * members send: no message costs less than the busy one */
-    c.alpha = fmax(c.alpha, p->busy);
     /* no message leaves (or enters) a subnet faster than its shared link */
     if (sa >= 0 && sb >= 0 && sa != sb)
         c.beta = fmax(c.beta, fmax(p->ul[sa], p->ul[sb]));
     /* nor a host faster than its own link */
     if (p->mh[a] != p->mh[b])
         c.beta = fmax(c.beta, fmax(p->hrate[a], p->hrate[b]));
+    return c;
+}
+
+static ecoi_cost pair_cost(const pm *p, int a, int b)
+{
+    ecoi_cost c = pair_cost_quiet(p, a, b);
+
+    /* a quiet round trip's alpha is not what a message costs while all
+     * members send: no message costs less than the busy one */
+    c.alpha = fmax(c.alpha, p->busy);
     return c;
 }
 
@@ -568,12 +578,13 @@ static double msg(const pm *p, int a, int b, double bytes)
 
 /* One message of `bytes` from a to b in a lock-step step: every member
  * sends one and waits for its own before the next (a ring's steps,
- * recursive doubling's rounds), so that its per-message cost is at least
- * the step's (ecoi_model_step), a latency under load. */
+ * recursive doubling's rounds), so that it costs its quiet time and the
+ * step (ecoi_model_step), a latency under load, or the busy cost,
+ * whichever is more. */
 static double msg_step(const pm *p, int a, int b, double bytes)
 {
-    ecoi_cost c = pair_cost(p, a, b);
-    return fmax(c.alpha, p->step) + c.beta * bytes;
+    ecoi_cost q = pair_cost_quiet(p, a, b);
+    return fmax(q.alpha + p->step, p->busy) + q.beta * bytes;
 }
 
 /* What a byte costs a member's host's own link: its rate (host_rate),
