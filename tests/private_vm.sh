@@ -22,12 +22,16 @@ private_vm_start() {
     echo "* ep=$ep:$pvmgs_dir" > "$PVM_TMP/hostfile"
     "$PVMD" "$PVM_TMP/hostfile" </dev/null >"$PVM_TMP/pvmd.out" 2>&1 &
     private_vm_pid=$!
+    # pvmd creates its address file, then writes the address: a task
+    # that reads it empty in between cannot contact the daemon
+    # ("mksocs() read addr file: wrong length read"; legacy.test failed so
+    # once in a CI run on a quiet machine).  So: until it is not empty.
     i=0
-    while [ ! -e "$PVM_TMP/pvmd.$(id -u)" ] && [ $i -lt 100 ]; do
+    while [ ! -s "$PVM_TMP/pvmd.$(id -u)" ] && [ $i -lt 100 ]; do
         sleep 0.1
         i=$((i + 1))
     done
-    if [ ! -e "$PVM_TMP/pvmd.$(id -u)" ]; then
+    if [ ! -s "$PVM_TMP/pvmd.$(id -u)" ]; then
         echo "the private pvmd did not start:"
         cat "$PVM_TMP/pvmd.out"
         return 1
