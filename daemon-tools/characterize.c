@@ -900,6 +900,12 @@ static int measure_task(master *m, ecoi_model *mo)
     return ECOC_OK;
 }
 
+/* The subnet of host i (r->host's index) in r's map, -1 if none. */
+static int host_subnet(const ecoc_result *r, int i)
+{
+    return eco_map_subnet_of(r->map, eco_map_find_host(r->map, r->host[i].name));
+}
+
 /* k timed runs, started together: the probe of host from[i] runs cmd
  * (ECOC_CMD_STREAM or ECOC_CMD_STEPS) with the probe of host to[i] (and,
  * with prev, that of host prev[i] as its ring's previous), size and
@@ -946,7 +952,7 @@ static int run_together(master *m, const together *g, double *t)
      * the way out of it. */
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < g->k; i++) {
-            int s = eco_map_subnet_of(r->map, eco_map_find_host(r->map, r->host[from[i]].name));
+            int s = host_subnet(r, from[i]);
             if ((s == m->home && m->home >= 0) != pass)
                 continue;
             pvm_initsend(PvmDataDefault);
@@ -1163,9 +1169,7 @@ static int measure_step(master *m, ecoi_model *mo)
     if (rc != ECOC_OK || st->n == 0)
         return rc;
     for (int i = 0; i < r->n; i++) {
-        int a = eco_map_subnet_of(r->map, eco_map_find_host(r->map, r->host[i].name));
-        int b = eco_map_subnet_of(r->map,
-                                  eco_map_find_host(r->map, r->host[(i + 1) % r->n].name));
+        int a = host_subnet(r, i), b = host_subnet(r, (i + 1) % r->n);
         ecoi_cost c = a >= 0 && b >= 0 ? mo->link[(size_t)a * mo->nsubnets + b] : mo->task;
         links += c.alpha + c.beta * ECOC_MODEL_SMALL;
     }
@@ -1208,7 +1212,7 @@ static int measure_model(master *m)
     m->home = -1; /* this program's subnet: the host of its pvmd */
     for (int i = 0; i < r->n; i++)
         if (m->dtid[i] == pvm_tidtohost(pvm_mytid()))
-            m->home = eco_map_subnet_of(r->map, eco_map_find_host(r->map, r->host[i].name));
+            m->home = host_subnet(r, i);
     m->unit = "model measurements";
     m->done = 0;
     m->left = steps;
