@@ -803,11 +803,18 @@ typedef struct seg_pass {
  * one whose rounds do not, unless predicted this much slower. */
 #define QUEUE_SLACK 0.05
 
+/* 1 when the loads in l put more on some link than it queues
+ * (LINK_QUEUE). */
+static int loads_over_queue(const pm *p, const loads *l)
+{
+    return loads_link_max(p, l) > LINK_QUEUE;
+}
+
 /* 1 when the step q->time left in q->l puts more on some link than it
- * queues (LINK_QUEUE). */
+ * queues. */
 static int over_queue(const seg_pass *q)
 {
-    return q->step_loads && loads_link_max(q->p, q->l) > LINK_QUEUE;
+    return q->step_loads && loads_over_queue(q->p, q->l);
 }
 
 /* The data of a segment that leaves as one PVM fragment with libeco's
@@ -1294,19 +1301,13 @@ static void loads_add_window(const pm *p, loads *l, int a, int b, double bytes)
     loads_add_n(p, l, a, b, fmin(bytes, FAST_RETRANSMIT * TCP_SEGMENT), 0.0, 0.0);
 }
 
-/* 1 when the windows in l (loads_add_window) need more than some link's
- * queue holds (LINK_QUEUE): a loss there waits for a timeout. */
-static int windows_over(const pm *p, const loads *l)
-{
-    return loads_link_max(p, l) > LINK_QUEUE;
-}
-
 /* all-to-all aggregated: each subnet's tree gathers whole send buffers
  * (n blocks per member), leaders exchange one message per pair, each
  * subnet's tree scatters.  *over: the streams of the exchange (every
  * leader's to every other at once), of the gather (every member's to its
  * parent, taken all at once: inner members send once their subtree is
- * in) or of the scatter need more than a link queues (windows_over). */
+ * in) or of the scatter need more than a link queues (loads_over_queue:
+ * a loss there waits for a timeout). */
 static double alltoall_hier_time(const pm *p, const eco_tree *forest, const int *leaders,
                                  int S, double bytes, loads *l, int *over)
 {
@@ -1332,14 +1333,14 @@ static double alltoall_hier_time(const pm *p, const eco_tree *forest, const int 
             if (i != j)
                 loads_add_window(p, l, leaders[i], leaders[j],
                                  bytes * forest->subtree[leaders[i]] * forest->subtree[leaders[j]]);
-    *over = windows_over(p, l);
+    *over = loads_over_queue(p, l);
     for (int up = 0; up < 2 && !*over; up++) {
         loads_clear(p, l);
         for (int v = 0; v < forest->n; v++)
             if (forest->parent[v] >= 0)
                 loads_add_window(p, l, up ? v : forest->parent[v], up ? forest->parent[v] : v,
                                  bytes * p->n * forest->subtree[v]);
-        *over = windows_over(p, l);
+        *over = loads_over_queue(p, l);
     }
     return tm;
 }
@@ -1504,7 +1505,7 @@ static double rdouble_time(const pm *p, const int *ring, double bytes, loads *l,
  * other, each host and shared link carrying its members' blocks.  *over:
  * the streams of the first round (every member's to the next
  * ECOI_A2A_CHUNK members, at once) need more than a link queues
- * (windows_over). */
+ * (loads_over_queue: a loss there waits for a timeout). */
 static double direct_time(const pm *p, double bytes, loads *l, int *over)
 {
     double lat = 0.0, tm;
@@ -1521,7 +1522,7 @@ static double direct_time(const pm *p, double bytes, loads *l, int *over)
     for (int a = 0; a < p->n; a++)
         for (int k = 1; k < p->n && k <= ECOI_A2A_CHUNK; k++)
             loads_add_window(p, l, a, (a + k) % p->n, bytes);
-    *over = windows_over(p, l);
+    *over = loads_over_queue(p, l);
     return tm;
 }
 
@@ -1831,17 +1832,23 @@ int ecoi_parse_forced(const char *spec, int *forced, char *err, size_t errlen)
     return ECO_OK;
 }
 
-/* A call that must not cut its vector (ECOI_CALL_WHOLE: the legacy
- * layer's user functions take whole vectors) cannot split it among
- * subnets.  A candidate that is over is like a segment whose rounds
- * overflow a link's queue (best_segment): its losses wait for timeouts
- * that the prediction does not see. */
+/* 1 when prediction x may run under flags: a call that must not cut its
+ * vector (ECOI_CALL_WHOLE: the legacy layer's user functions take whole
+ * vectors) cannot split it among subnets (rsag). */
+static int may_run(const ecoi_prediction *x, unsigned flags)
+{
+    return !(flags & ECOI_CALL_WHOLE) || algorithms[x->algorithm].run != ECOI_RUN_RSAG;
+}
+
+/* The least predicted that may run (may_run).  A candidate that is over
+ * is like a segment whose rounds overflow a link's queue (best_segment):
+ * its losses wait for timeouts that the prediction does not see. */
 int ecoi_choose(const ecoi_prediction *pr, int k, unsigned flags)
 {
     int best = -1, fit = -1;
 
     for (int i = 0; i < k; i++) {
-        if ((flags & ECOI_CALL_WHOLE) && algorithms[pr[i].algorithm].run == ECOI_RUN_RSAG)
+        if (!may_run(&pr[i], flags))
             continue;
         if (best < 0 || pr[i].seconds < pr[best].seconds)
             best = i;
@@ -1886,8 +1893,7 @@ int ecoi_select_flags(eco_ctx *c, int coll, int root, size_t bytes, unsigned fla
     /* The forced algorithm if there is one and it may run, else
      * ecoi_choose's. */
     for (int i = 0; i < k && !c->pattern_k; i++)
-        if (pr[i].algorithm == c->forced[coll] &&
-            !(whole && algorithms[pr[i].algorithm].run == ECOI_RUN_RSAG))
+        if (pr[i].algorithm == c->forced[coll] && may_run(&pr[i], flags))
             best = i;
     if (best < 0)
         best = ecoi_choose(pr, k, flags);
