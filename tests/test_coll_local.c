@@ -396,6 +396,25 @@ static void plant_uplinks(eco_map *m, const config *c, const double *up)
                                                           up[c->host_subnet[b]]));
 }
 
+/* uneven.topo's shape: subnets of 3, 2 and 2 hosts behind 10, 20 and
+ * 5 Mbit/s (seconds per byte of their uplinks). */
+static const config uneven7 = { .n = 7, .nh = 7, .nsub = 3, .degree = { 1, 1, 1 },
+                                .host_subnet = { 0, 0, 0, 1, 1, 2, 2 },
+                                .member_host = { 0, 1, 2, 3, 4, 5, 6 } };
+static const double uneven_up[3] = { 8e-7, 4e-7, 1.6e-6 };
+
+/* A map of uneven7 with a model like uneven.topo's measured one (20 us
+ * and 4.4 ns a byte inside, 300 us a message busy) and its uplinks. */
+static eco_map *plant_uneven(void)
+{
+    eco_map *m = make_map(&uneven7);
+
+    m->model = plant(3, 20e-6, 4.4e-9, 25e-6, 8e-7, 0);
+    m->model->busy = 300e-6;
+    plant_uplinks(m, &uneven7, uneven_up);
+    return m;
+}
+
 static void unplant(eco_map *m)
 {
     ecoi_model_free(m->model);
@@ -491,15 +510,12 @@ static void test_select_planted(void)
      * subnet 0 that starts on the slowest link first ends when that link
      * has carried its blocks (the bound), not after the others' too. */
     {
-        config u = { .n = 7, .nh = 7, .nsub = 3, .degree = { 1, 1, 1 },
-                     .host_subnet = { 0, 0, 0, 1, 1, 2, 2 },
-                     .member_host = { 0, 1, 2, 3, 4, 5, 6 } };
-        static const double up[3] = { 8e-7, 4e-7, 1.6e-6 };
+        const config u = uneven7;
         ecoi_prediction pr[16];
         double flat = 0, far = 0;
         m = make_map(&u);
         m->model = plant(3, 50e-6, 8e-9, 300e-6, 8e-7, 0);
-        plant_uplinks(m, &u, up);
+        plant_uplinks(m, &u, uneven_up);
         for (int root = 0; root < 5; root++) {
             CU_ASSERT_STRING_EQUAL(winner_root(m, &u, ECOI_C_SCATTER, root, 16000), "flat-far");
             CU_ASSERT_STRING_EQUAL(winner_root(m, &u, ECOI_C_SCATTER, root, 131072),
@@ -729,17 +745,12 @@ static void test_select_step(void)
  * window, and direct stays. */
 static void test_select_incast(void)
 {
-    config u = { .n = 7, .nh = 7, .nsub = 3, .degree = { 1, 1, 1 },
-                 .host_subnet = { 0, 0, 0, 1, 1, 2, 2 },
-                 .member_host = { 0, 1, 2, 3, 4, 5, 6 } };
-    static const double slow[3] = { 8e-7, 4e-7, 1.6e-6 }, fast[3] = { 8e-9, 8e-9, 8e-9 };
+    const config u = uneven7;
+    static const double fast[3] = { 8e-9, 8e-9, 8e-9 };
     ecoi_prediction pr[16];
-    eco_map *m = make_map(&u);
+    eco_map *m = plant_uneven();
     int k, direct = -1, hier = -1;
 
-    m->model = plant(3, 20e-6, 4.4e-9, 25e-6, 8e-7, 0);
-    m->model->busy = 300e-6;
-    plant_uplinks(m, &u, slow);
     k = ecoi_predict(m, m->model, u.n, u.member_host, NULL, ECOI_C_ALLTOALL, 0, 16000, -1, pr,
                      16);
     for (int i = 0; i < k; i++) {
@@ -765,20 +776,14 @@ static void test_select_incast(void)
 
 /* Segments of one PVM fragment (4,000 bytes of data with libeco's
  * header) are among the candidates, between 4,096 and 2,048: on the
- * uneven-like model the broadcast of 16,000 bytes down the chain takes
- * them, and never a segment as long as the message. */
+ * uneven-like model the broadcasts of 16,000 and 12,000 bytes down the
+ * chain take them. */
 static void test_select_fragment(void)
 {
-    config u = { .n = 7, .nh = 7, .nsub = 3, .degree = { 1, 1, 1 },
-                 .host_subnet = { 0, 0, 0, 1, 1, 2, 2 },
-                 .member_host = { 0, 1, 2, 3, 4, 5, 6 } };
-    static const double slow[3] = { 8e-7, 4e-7, 1.6e-6 };
-    eco_map *m = make_map(&u);
+    const config u = uneven7;
+    eco_map *m = plant_uneven();
     size_t seg = 0;
 
-    m->model = plant(3, 20e-6, 4.4e-9, 25e-6, 8e-7, 0);
-    m->model->busy = 300e-6;
-    plant_uplinks(m, &u, slow);
     winner(m, &u, ECOI_C_BCAST, 16000, &seg);
     CU_ASSERT_EQUAL(seg, 4000);
     /* 12,000 bytes: three fragments, against 8,192 + 3,808 or six of
