@@ -742,8 +742,9 @@ static int show_svg(const layout *l, const char *root, const char *svg)
 /* ------------------------------------------------------------------ */
 
 /* Every candidate of one operation at one size, the one a call runs
- * marked (ecoi_choose), and after it those whose streams are over a
- * link's queue. */
+ * marked (ecoi_choose), and after it those whose streams leave a link's
+ * queue too short for a fast retransmit each ("over"), or arrive at a
+ * link faster than it drains ("flood"). */
 static void predict_one(const layout *l, const int *mh, int n, int root, int coll,
                         size_t bytes, long segment)
 {
@@ -767,7 +768,7 @@ static void predict_one(const layout *l, const int *mh, int n, int root, int col
         printf("%-10s %10zu  %-13s %9s %12s%s%s\n", ecoi_coll_name(coll), bytes,
                ecoi_algorithm_at(pr[i].algorithm)->name, seg, ms,
                i == best ? "  <- chosen" : pr[i].over ? "           " : "",
-               pr[i].over ? "  over" : "");
+               pr[i].over == ECOI_OVER_QUEUE ? "  over" : pr[i].over ? "  flood" : "");
     }
 }
 

@@ -12,8 +12,10 @@
  * other one message with all the blocks from its subnet to that subnet;
  * each leader scatters to its members their received blocks.  A shared
  * link then carries S - 1 messages each way instead of one per pair of
- * members across it (select.c weighs the two).  A leader sends all its
- * messages before it receives any, as the direct exchange does.
+ * members across it (select.c weighs the two).  The leaders exchange
+ * at once ("hier": each sends all its messages before it receives any,
+ * as the direct exchange does) or in rounds ("hier-rounds": in round k,
+ * to the leader k ahead and from the one k behind).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -150,7 +152,7 @@ static int *copy_ints(ecoi_sched *s, const int *v, int n)
 }
 
 static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const char *sendbuf,
-                       char *recvbuf, size_t count)
+                       char *recvbuf, size_t count, int rounds)
 {
     eco_ctx *c = s->c;
     const size_t unit = count * ecoi_type_size(s->datatype), row = (size_t)c->n * unit;
@@ -185,13 +187,12 @@ static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const char *sendbuf
     if (s->rc == ECO_OK) {
         ecoi_sched_gather(s, f, t1, sendbuf, h ? h->rows : NULL, (size_t)c->n * count);
         if (h) {
-            /* Every send first, to the leader k ahead for k = 1, 2, ...;
-             * then the receives, as they come.  Sends do not wait for
-             * the receiver, so no subnet's link waits for another's: in
-             * rounds of a send and a receive each, a leader's next send
-             * waited for its receive, and the slowest subnet's link stood
-             * idle (uneven.topo, 16 KB: 309 ms simulated for a 256 ms
-             * exchange). */
+            /* At once: every send, to the leader k ahead for k = 1, 2,
+             * ..., then the receives as they come (no subnet's link waits
+             * for another's).  In rounds: to the leader k ahead and from
+             * the one k behind, one round after the other (one stream
+             * into every leader's link at a time).  select.c weighs the
+             * two. */
             const size_t ni = (size_t)f->subtree[lead[me]];
             size_t at = 0, in = 0;
             ecoi_sched_call(s, hier_pack, h);
@@ -199,8 +200,15 @@ static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const char *sendbuf
                 size_t nt = (size_t)f->subtree[lead[(me + k) % S]];
                 ecoi_sched_send(s, lead[(me + k) % S], t2, h->pack + at, nt * ni * count);
                 at += nt * ni * unit;
+                if (rounds) {
+                    size_t nf = (size_t)f->subtree[lead[(me - k + S) % S]];
+                    ecoi_sched_recv(s, lead[(me - k + S) % S], t2, h->inbox + in,
+                                    ni * nf * count);
+                    in += ni * nf * unit;
+                    ecoi_sched_fence(s);
+                }
             }
-            for (int k = 1; k < S; k++) {
+            for (int k = 1; k < S && !rounds; k++) {
                 size_t nf = (size_t)f->subtree[lead[(me - k + S) % S]];
                 ecoi_sched_recv(s, lead[(me - k + S) % S], t2, h->inbox + in, ni * nf * count);
                 in += ni * nf * unit;
@@ -241,8 +249,8 @@ static int alltoall_call(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int c
         return req ? ecoi_request_start(r, req) : ecoi_request_run(r);
     }
     rc = ecoi_select(ctx, ECOI_C_ALLTOALL, 0, (size_t)count * ecoi_type_size(datatype), &plan);
-    if (rc == ECO_OK && plan.run == ECOI_RUN_HIER)
-        sched_hier(s, &plan, sendbuf, recvbuf, (size_t)count);
+    if (rc == ECO_OK && (plan.run == ECOI_RUN_HIER || plan.run == ECOI_RUN_ROUNDS))
+        sched_hier(s, &plan, sendbuf, recvbuf, (size_t)count, plan.run == ECOI_RUN_ROUNDS);
     else if (rc == ECO_OK)
         sched_direct(s, sendbuf, NULL, NULL, recvbuf, NULL, NULL, (size_t)count);
     else

@@ -264,7 +264,8 @@ enum {
     ECOI_RUN_HIER,    /* gather-to-all: subnet trees, exchange among leaders */
     ECOI_RUN_CHAIN,   /* scan down a pipelined chain of ranks */
     ECOI_RUN_DIRECT,  /* all-to-all, pairwise */
-    ECOI_RUN_RDOUBLE  /* reduce-to-all, scan: exchanges at distance 1, 2, 4, ... */
+    ECOI_RUN_RDOUBLE, /* reduce-to-all, scan: exchanges at distance 1, 2, 4, ... */
+    ECOI_RUN_ROUNDS   /* all-to-all: subnet trees, leaders exchange in rounds */
 };
 /* ECOI_RUN_DIRECT's sends a round (alltoall.c; select.c counts the
  * streams of one round). */
@@ -314,10 +315,14 @@ typedef struct ecoi_prediction {
     int algorithm;
     size_t segment;
     double seconds;
-    int over;          /* 1: the streams it runs at once leave some link's
-                        * queue too short for a fast retransmit each
-                        * (select.c FAST_RETRANSMIT); 0 also when not known */
+    int over;          /* ECOI_OVER_*: what the streams it runs at once do
+                        * to the links' queues; 0 also when not known */
 } ecoi_prediction;
+/* ecoi_prediction.over, the worse the higher (select.c): the streams
+ * arrive at some link faster than it drains them (its queue fills and
+ * drops; fast retransmit recovers), or leave its queue too short for a
+ * fast retransmit each (FAST_RETRANSMIT; a loss waits for a timeout). */
+enum { ECOI_OVER_NONE = 0, ECOI_OVER_FLOOD = 1, ECOI_OVER_QUEUE = 2 };
 
 const char *ecoi_coll_name(int coll);
 int ecoi_coll_from_name(const char *name);   /* -1 when unknown */
@@ -346,8 +351,8 @@ int ecoi_predict(const eco_map *map, const ecoi_model *model, int n, const int *
                  eco_ctx *ctx, int coll, int root, size_t bytes, long segment,
                  ecoi_prediction *out, int max);
 /* Which of k predictions of one operation runs, unforced: the least
- * predicted time (the first on a tie), unless it is over and one that is
- * not is predicted within select.c's QUEUE_SLACK of it; flags
+ * predicted time (the first on a tie), unless it is over and one less
+ * over is predicted within select.c's QUEUE_SLACK of it; flags
  * (ECOI_CALL_*): ECOI_CALL_WHOLE passes over rsag.  -1: none. */
 int ecoi_choose(const ecoi_prediction *pr, int k, unsigned flags);
 /* The plan for a call: the least predicted time (or the forced one). */

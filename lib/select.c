@@ -61,14 +61,18 @@
  *
  * A link's queue holds LINK_QUEUE seconds at its rate.  A pipeline's
  * segment is cut so that its rounds fit every link's queue (best_segment).
- * An all-to-all candidate is "over" when the streams it sends at once
- * (direct: every member's to every other; hier: the leaders' exchange,
- * the gather and the scatter) need more than some link (a host's, a
- * subnet's, a site's: those loads charge) queues, each the window of a
- * fast retransmit (FAST_RETRANSMIT segments) or its whole message if
- * shorter: a loss there waits for a timeout.  The choice (ecoi_choose)
- * passes over a candidate that is over for the best that is not, unless
- * that one is predicted more than QUEUE_SLACK slower.
+ * An all-to-all candidate is "over" (ECOI_OVER_QUEUE) when the streams
+ * it sends at once (direct: every member's to every other; hier: the
+ * leaders' exchange, the gather and the scatter) need more than some
+ * link (a host's, a subnet's, a site's: those loads charge) queues, each
+ * the window of a fast retransmit (FAST_RETRANSMIT segments) or its
+ * whole message if shorter: a loss there waits for a timeout.  Its
+ * leaders' exchange "floods" (ECOI_OVER_FLOOD) when its streams arrive
+ * at some link faster than it drains them (loads_flood): losses that
+ * fast retransmit recovers.  The choice (ecoi_choose) passes over a
+ * candidate that is over or floods for the best that is neither, unless
+ * that one is predicted more than QUEUE_SLACK slower, then for the best
+ * that only floods, on the same terms.
  */
 #include <limits.h>
 #include <math.h>
@@ -230,6 +234,7 @@ static const ecoi_algorithm algorithms[] = {
     { "rdouble",   ECOI_C_SCAN,      ECOI_RUN_RDOUBLE, { ECOI_AMONG_TREE, FILE_K,      FILE_K }, 0 },
     { "direct",    ECOI_C_ALLTOALL,  ECOI_RUN_DIRECT,{ ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
     { "hier",      ECOI_C_ALLTOALL,  ECOI_RUN_HIER,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "hier-rounds", ECOI_C_ALLTOALL, ECOI_RUN_ROUNDS, { ECOI_AMONG_TREE, ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "star",      ECOI_C_BARRIER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "flat",      ECOI_C_BARRIER,   ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     /* the vector forms */
@@ -803,11 +808,11 @@ typedef struct seg_pass {
  * one whose rounds do not, unless predicted this much slower. */
 #define QUEUE_SLACK 0.05
 
-/* 1 when the loads in l put more on some link than it queues
- * (LINK_QUEUE). */
+/* ECOI_OVER_QUEUE when the loads in l put more on some link than it
+ * queues (LINK_QUEUE). */
 static int loads_over_queue(const pm *p, const loads *l)
 {
-    return loads_link_max(p, l) > LINK_QUEUE;
+    return loads_link_max(p, l) > LINK_QUEUE ? ECOI_OVER_QUEUE : ECOI_OVER_NONE;
 }
 
 /* 1 when the step q->time left in q->l puts more on some link than it
@@ -1301,49 +1306,189 @@ static void loads_add_window(const pm *p, loads *l, int a, int b, double bytes)
     loads_add_n(p, l, a, b, fmin(bytes, FAST_RETRANSMIT * TCP_SEGMENT), 0.0, 0.0);
 }
 
-/* all-to-all aggregated: each subnet's tree gathers whole send buffers
- * (n blocks per member), leaders exchange one message per pair, each
- * subnet's tree scatters.  *over: the streams of the exchange (every
- * leader's to every other at once), of the gather (every member's to its
- * parent, taken all at once: inner members send once their subtree is
- * in) or of the scatter need more than a link queues (loads_over_queue:
- * a loss there waits for a timeout). */
-static double alltoall_hier_time(const pm *p, const eco_tree *forest, const int *leaders,
-                                 int S, double bytes, loads *l, int *over)
+/* Rates that differ by less than this are one rate: eco-characterize
+ * measured eco-paper.topo's three 10 Mbit/s segments' links at 8.452e-7
+ * to 8.473e-7 s/byte. */
+#define RATE_SLACK 0.10
+
+/* Seconds per byte at which a sends to b: the slowest of a's own links
+ * the message leaves by (its host's, its subnet's shared link when it
+ * leaves the subnet); where those are not known, the pair's, so that a
+ * stream is taken to arrive no faster than its path takes it. */
+static double send_beta(const pm *p, int a, int b)
 {
-    double lat = 0.0, g = tree_gather(p, forest, bytes * p->n), tm;
+    double beta = end_beta(p, a, b, pair_cost(p, a, b).beta);
+
+    if (p->sub[a] >= 0 && p->sub[a] != p->sub[b] && p->ul[p->sub[a]] > 0)
+        beta = fmax(beta, p->ul[p->sub[a]]);
+    return beta;
+}
+
+/* Add to l a stream of `bytes` from a to b that arrives with others at
+ * once: on each link it crosses, the share of the link's rate that the
+ * sender's rate (send_beta) asks of it.  A message that its path's queue
+ * (LINK_QUEUE at the pair's rate) holds whole cannot flood it: none. */
+static void loads_add_rate(const pm *p, loads *l, int a, int b, double bytes)
+{
+    const double beta = send_beta(p, a, b);
+
+    if (beta > 0 && bytes * pair_cost(p, a, b).beta > LINK_QUEUE)
+        loads_add_n(p, l, a, b, 1.0 / beta, 0.0, 0.0);
+}
+
+static int imax(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+/* ECOI_OVER_FLOOD when the streams in l (loads_add_rate) arrive at some
+ * link's way in faster than it takes them: its queue fills, however
+ * long. */
+static int loads_flood(const pm *p, const loads *l)
+{
+    double m = 0.0;
+
+    for (int h = 0; h < p->nhosts; h++)
+        m = fmax(m, l->host_in[h]);
+    for (int s = 0; s < p->model->nsubnets; s++)
+        m = fmax(m, l->sub_in[s]);
+    for (int s = 0; s < p->n && p->site; s++)
+        m = fmax(m, l->site_in[s]);
+    return m > 1.0 + RATE_SLACK ? ECOI_OVER_FLOOD : ECOI_OVER_NONE;
+}
+
+static double round_time(const pm *p, loads *l, const int *from, const int *to,
+                         const double *len, int k, int combine);
+
+/* The leaders' exchange of all-to-all aggregated: leader i sends leader
+ * j the blocks of i's subnet's members for j's. */
+#define A2A_LEN(i, j) (bytes * forest->subtree[leaders[i]] * forest->subtree[leaders[j]])
+
+/* The exchange in rounds (hier-rounds): in round k every leader sends to
+ * the one k ahead and takes from the one k behind, and the round lasts
+ * as long as its busiest resource.  *over as alltoall_hier_time's, for
+ * each round's streams. */
+static double a2a_rounds(const pm *p, const eco_tree *forest, const int *leaders, int S,
+                         double bytes, loads *l, int *over)
+{
+    int *from = malloc(2 * (size_t)S * sizeof *from);
+    double *len = malloc((size_t)S * sizeof *len), tm = 0.0;
+
+    if (!from || !len) {
+        free(from);
+        free(len);
+        return INFINITY;
+    }
+    for (int k = 1; k < S; k++) {
+        int *to = from + S;
+        for (int i = 0; i < S; i++) {
+            from[i] = leaders[i];
+            to[i] = leaders[(i + k) % S];
+            len[i] = A2A_LEN(i, (i + k) % S);
+        }
+        tm += round_time(p, l, from, to, len, S, 0);
+        loads_clear(p, l);
+        for (int i = 0; i < S; i++)
+            loads_add_window(p, l, from[i], to[i], len[i]);
+        *over = imax(*over, loads_over_queue(p, l));
+        /* a round that floods a link waits for its stream's recovery,
+         * with nothing else to send meanwhile (at once, the others' go
+         * on): as over as a queue too short.  multilevel.topo, where
+         * every stream between the sites floods the 5 Mbit/s link, at
+         * 131,072 bytes: in rounds 4107-4113 ms, at once 3800-3821
+         * (both predicted 3567) */
+        loads_clear(p, l);
+        for (int i = 0; i < S; i++)
+            loads_add_rate(p, l, from[i], to[i], len[i]);
+        if (loads_flood(p, l))
+            *over = ECOI_OVER_QUEUE;
+    }
+    free(from);
+    free(len);
+    return tm;
+}
+
+/* The exchange at once (hier): every leader sends all its messages, to
+ * the leader 1 ahead, 2 ahead, ..., then takes theirs; as long as the
+ * busiest resource's load.  A send holds its leader until all but what
+ * the socket takes (SOCKET_BYTES) has left, so the streams in flight at
+ * once are each leader's message to the leader k ahead and the tail of
+ * the one before, for every k: *over as alltoall_hier_time's, for each
+ * such pair of them.  Each leader's way in then takes two senders'
+ * streams together. */
+static double a2a_at_once(const pm *p, const eco_tree *forest, const int *leaders, int S,
+                          double bytes, loads *l, int *over)
+{
+    double lat = 0.0, tm;
+
+    loads_clear(p, l);
+    for (int i = 0; i < S; i++)
+        for (int j = 0; j < S; j++)
+            if (i != j) {
+                loads_add(p, l, leaders[i], leaders[j], A2A_LEN(i, j), 0);
+                lat = fmax(lat, msg(p, leaders[i], leaders[j], 0));
+            }
+    tm = lat + loads_max(p, l);
+    for (int k = 1; k < S; k++) {
+        const int last = k > 1 ? k - 1 : k;     /* k = 1: the first alone */
+        loads_clear(p, l);
+        for (int i = 0; i < S; i++) {
+            loads_add_window(p, l, leaders[i], leaders[(i + k) % S], A2A_LEN(i, (i + k) % S));
+            if (last != k)
+                loads_add_window(p, l, leaders[i], leaders[(i + last) % S],
+                                 A2A_LEN(i, (i + last) % S));
+        }
+        *over = imax(*over, loads_over_queue(p, l));
+        loads_clear(p, l);
+        for (int i = 0; i < S; i++) {
+            loads_add_rate(p, l, leaders[i], leaders[(i + k) % S], A2A_LEN(i, (i + k) % S));
+            if (last != k)
+                loads_add_rate(p, l, leaders[i], leaders[(i + last) % S],
+                               A2A_LEN(i, (i + last) % S));
+        }
+        *over = imax(*over, loads_flood(p, l));
+    }
+    return tm;
+}
+
+/* all-to-all aggregated: each subnet's tree gathers whole send buffers
+ * (n blocks per member), leaders exchange one message per pair (at once,
+ * or in rounds), each subnet's tree scatters.  *over: the streams of the
+ * exchange (every leader's at once, or each round's), of the gather
+ * (every member's to its parent, taken all at once: inner members send
+ * once their subtree is in) or of the scatter need more than a link
+ * queues (loads_over_queue: a loss there waits for a timeout), or the
+ * exchange's arrive at some link faster than it drains (loads_flood).
+ * eco-paper.topo (3 segments at 10 Mbit/s), 16,000 bytes a block,
+ * 2026-11-26: at once, two streams of 10 Mbit/s into each segment's link
+ * at every change of sender, 138-145 ms; in rounds 110.7-110.9 (bound
+ * 102.4, both predicted 110.6).  uneven.topo, where each round also has
+ * 20 or 10 Mbit/s streams into the 5 Mbit/s link: at once 298-324, in
+ * rounds 403-442 (predicted 275 and 331). */
+static double alltoall_hier_time(const pm *p, const eco_tree *forest, const int *leaders,
+                                 int S, double bytes, int rounds, loads *l, int *over)
+{
+    double g = tree_gather(p, forest, bytes * p->n), ex;
 
     /* not a candidate where a message would pass what one PVM message
      * holds (INT_MAX elements; bytes bound them) */
     for (int i = 0; i < S; i++)
         if (bytes * p->n * forest->subtree[leaders[i]] > (double)INT_MAX)
             return INFINITY;
-    loads_clear(p, l);
-    for (int i = 0; i < S; i++)
-        for (int j = 0; j < S; j++)
-            if (i != j) {
-                loads_add(p, l, leaders[i], leaders[j],
-                          bytes * forest->subtree[leaders[i]] * forest->subtree[leaders[j]], 0);
-                lat = fmax(lat, msg(p, leaders[i], leaders[j], 0));
-            }
-    tm = g + lat + loads_max(p, l) + g;
-    loads_clear(p, l);
-    for (int i = 0; i < S; i++)
-        for (int j = 0; j < S; j++)
-            if (i != j)
-                loads_add_window(p, l, leaders[i], leaders[j],
-                                 bytes * forest->subtree[leaders[i]] * forest->subtree[leaders[j]]);
-    *over = loads_over_queue(p, l);
-    for (int up = 0; up < 2 && !*over; up++) {
+    *over = 0;
+    ex = rounds ? a2a_rounds(p, forest, leaders, S, bytes, l, over)
+                : a2a_at_once(p, forest, leaders, S, bytes, l, over);
+    for (int up = 0; up < 2; up++) {
         loads_clear(p, l);
         for (int v = 0; v < forest->n; v++)
             if (forest->parent[v] >= 0)
                 loads_add_window(p, l, up ? v : forest->parent[v], up ? forest->parent[v] : v,
                                  bytes * p->n * forest->subtree[v]);
-        *over = loads_over_queue(p, l);
+        *over = imax(*over, loads_over_queue(p, l));
     }
-    return tm;
+    return g + ex + g;
 }
+#undef A2A_LEN
 
 /* Add one segment of m bytes on every edge of t to l: up (the parent
  * combines it) or down. */
@@ -1659,7 +1804,7 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
     case ECOI_C_ALLREDUCE:
     case ECOI_C_ALLGATHER:
     case ECOI_C_ALLTOALL:
-        if (a->run == ECOI_RUN_RSAG || a->run == ECOI_RUN_HIER) {
+        if (a->run == ECOI_RUN_RSAG || a->run == ECOI_RUN_HIER || a->run == ECOI_RUN_ROUNDS) {
             eco_tree *forest = NULL;
             int *leaders = malloc((size_t)p->n * sizeof *leaders), S = 0;
             int *grp = malloc((size_t)p->n * sizeof *grp), ng = 0;
@@ -1676,7 +1821,8 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
                 S = ecoi_forest_roots(forest, leaders);
                 tm = S < 2 ? INFINITY
                    : a->coll == ECOI_C_ALLTOALL
-                   ? alltoall_hier_time(p, forest, leaders, S, bytes, l, over)
+                   ? alltoall_hier_time(p, forest, leaders, S, bytes,
+                                        a->run == ECOI_RUN_ROUNDS, l, over)
                    : a->run == ECOI_RUN_RSAG
                    ? allreduce_time(p, forest, leaders, S, bytes, forced, l, segment)
                    : hier_time(p, forest, leaders, S, bytes, forced, l, segment);
@@ -1842,22 +1988,25 @@ static int may_run(const ecoi_prediction *x, unsigned flags)
 
 /* The least predicted that may run (may_run).  A candidate that is over
  * is like a segment whose rounds overflow a link's queue (best_segment):
- * its losses wait for timeouts that the prediction does not see. */
+ * its losses cost what the prediction does not see.  The least over
+ * whose best is within QUEUE_SLACK of the best of all runs: not over,
+ * else flooding, else the best. */
 int ecoi_choose(const ecoi_prediction *pr, int k, unsigned flags)
 {
-    int best = -1, fit = -1;
+    int best = -1, fit[ECOI_OVER_QUEUE + 1] = { -1, -1, -1 };
 
     for (int i = 0; i < k; i++) {
         if (!may_run(&pr[i], flags))
             continue;
         if (best < 0 || pr[i].seconds < pr[best].seconds)
             best = i;
-        if (!pr[i].over && (fit < 0 || pr[i].seconds < pr[fit].seconds))
-            fit = i;
+        for (int o = pr[i].over < 0 ? 0 : pr[i].over; o <= ECOI_OVER_QUEUE; o++)
+            if (fit[o] < 0 || pr[i].seconds < pr[fit[o]].seconds)
+                fit[o] = i;
     }
-    if (best >= 0 && pr[best].over && fit >= 0 &&
-        pr[fit].seconds < pr[best].seconds * (1.0 + QUEUE_SLACK))
-        best = fit;
+    for (int o = 0; o < ECOI_OVER_QUEUE && best >= 0 && pr[best].over > o; o++)
+        if (fit[o] >= 0 && pr[fit[o]].seconds < pr[best].seconds * (1.0 + QUEUE_SLACK))
+            return fit[o];
     return best;
 }
 
