@@ -100,6 +100,9 @@ static int models_equal(const ecoi_model *a, const ecoi_model *b)
     for (size_t i = 0; i < n; i++)
         if (a->uplink[i] != b->uplink[i])
             return 0;
+    for (size_t i = 0; i < n * n; i++)
+        if (a->burst[i] != b->burst[i])
+            return 0;
     return 1;
 }
 
@@ -471,6 +474,18 @@ static void test_round_trip_model(void)
                                         "model step 0.00014666666666666666\n"));
     free(text);
     check_round_trip(m, "model-step.subnets");
+    /* bursts: a distinct one on every link, symmetric */
+    for (int s = 0; s < ns; s++)
+        for (int t = s; t < ns; t++)
+            m->model->burst[s * ns + t] = m->model->burst[t * ns + s] =
+                s == t ? 0.0 : 3028.0 + 100.0 * s + t + 1.0 / 3.0;
+    CU_ASSERT(ecoi_model_valid(m->model));
+    CU_ASSERT_EQUAL(ecoi_model_burst(m->model, 0, 1), 3029.0 + 1.0 / 3.0);
+    CU_ASSERT_EQUAL(ecoi_model_burst(m->model, 1, 0), 3029.0 + 1.0 / 3.0);
+    CU_ASSERT_EQUAL(ecoi_model_burst(m->model, 1, 1), 0.0);  /* not measured */
+    CU_ASSERT_EQUAL(ecoi_model_burst(m->model, 0, ns), 0.0); /* out of range */
+    CU_ASSERT_EQUAL(ecoi_model_burst(m->model, -1, 0), 0.0);
+    CU_ASSERT_EQUAL(ecoi_model_burst(NULL, 0, 1), 0.0);
     /* a copy, and a restriction to subnets 2 and 0, in that order */
     r = ecoi_model_copy(m->model);
     CU_ASSERT(models_equal(r, m->model));
@@ -486,6 +501,10 @@ static void test_round_trip_model(void)
     CU_ASSERT_EQUAL(r->uplink[0], m->model->uplink[2]);
     CU_ASSERT_EQUAL(r->busy, m->model->busy); /* every host's: kept */
     CU_ASSERT_EQUAL(r->step, m->model->step);
+    CU_ASSERT_EQUAL(r->burst[1], m->model->burst[2 * ns + 0]); /* the link's */
+    CU_ASSERT_EQUAL(r->burst[2], m->model->burst[0 * ns + 2]);
+    CU_ASSERT_EQUAL(r->burst[1], 3030.0 + 1.0 / 3.0);
+    CU_ASSERT_EQUAL(r->burst[0], 0.0);
     CU_ASSERT(ecoi_model_valid(r));
     ecoi_model_free(r);
     old_of[1] = -1; /* a subnet the model does not know */
@@ -515,6 +534,19 @@ static void test_round_trip_model(void)
     CU_ASSERT_EQUAL(eco_map_write(m, scratch("badmodel.subnets"), err, sizeof err),
                     ECO_ERR_ARG);
     m->model->step = 0.0;
+    CU_ASSERT(ecoi_model_valid(m->model));
+    m->model->burst[1] = m->model->burst[ns] = -1.0;
+    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
+    m->model->burst[1] = m->model->burst[ns] = NAN;
+    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
+    m->model->burst[1] = m->model->burst[ns] = INFINITY;
+    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
+    CU_ASSERT_EQUAL(eco_map_write(m, scratch("badmodel.subnets"), err, sizeof err),
+                    ECO_ERR_ARG);
+    m->model->burst[1] = 3028.0; /* not symmetric */
+    m->model->burst[ns] = 3027.0;
+    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
+    m->model->burst[ns] = 3028.0;
     CU_ASSERT(ecoi_model_valid(m->model));
     m->model->link[1].alpha += 1.0; /* not symmetric */
     CU_ASSERT_FALSE(ecoi_model_valid(m->model));
