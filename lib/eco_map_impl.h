@@ -11,11 +11,12 @@
 
 /* The subnet file's magic word and the version this library writes. */
 #define ECO_FILE_MAGIC "eco-subnets"
-#define ECO_FILE_VERSION 5 /* written as 4 when a map has no step (a model
-                            * with step 0, or none), as 3 when it has no
-                            * hop classes either, as 2 when it has no
-                            * model either, as 1 when it has no hops
-                            * either */
+#define ECO_FILE_VERSION 6 /* written as 5 when a map has no burst (a model
+                            * whose bursts are all 0, or none), as 4 when
+                            * it has no step either (a model with step 0,
+                            * or none), as 3 when it has no hop classes
+                            * either, as 2 when it has no model either, as
+                            * 1 when it has no hops either */
 
 /*
  * The cost model (subnet file version 3, measured by eco-characterize):
@@ -57,7 +58,7 @@ typedef struct ecoi_model {
                        * the path has been idle (a shaper's token bucket,
                        * full: netbed's tbf on a 10 Mbit/s link holds
                        * 3,028 bytes), the rest at beta; 0 when not
-                       * measured */
+                       * measured.  Subnet file version 6 */
 } ecoi_model;
 
 /* lib/model.c.  A model of n subnets, every cost 0 (NULL: n < 0 or no
