@@ -35,7 +35,10 @@
  *        larger; alpha the small probe's time less its bytes at beta
  *        (ecoc_fit_sustained).  The probes' slope alone let a tbf burst
  *        carry most of a 16 KB probe: 42 ns/byte on a 100 Mbit/s port
- *        (80 true), 12% low on 5 and 10 Mbit/s links;
+ *        (80 true), 12% low on 5 and 10 Mbit/s links.  That burst is
+ *        the link's: the probe-size probe's bytes past the small one's
+ *        less those its extra time pays at beta, 0 to the probe size
+ *        (ecoc_fit_burst);
  *      - the task cost: a second probe on the first host, the same two
  *        sizes; when it cannot start, a copy of the cheapest cost inside
  *        a subnet;
@@ -816,8 +819,10 @@ static int stream_pair(master *m, int a, int b, double *t_short, double *t_long,
 }
 
 /* alpha and beta between hosts a and b (indexes into r->host): alpha
- * from the small probe, beta the sustained one (ecoc_fit_sustained). */
-static int fit_pair(master *m, int a, int b, ecoi_cost *c)
+ * from the small probe, beta the sustained one (ecoc_fit_sustained);
+ * *burst the bytes the large probe passed at once, its time short of
+ * its bytes at that beta (ecoc_fit_burst). */
+static int fit_pair(master *m, int a, int b, ecoi_cost *c, double *burst)
 {
     const ecoc_result *r = m->r;
     const ecoc_stat *known = ecoc_pair(r, a, b);
@@ -841,6 +846,7 @@ static int fit_pair(master *m, int a, int b, ecoi_cost *c)
     if (rc == ECOC_OK) {
         ecoc_fit_sustained(t_small, ECOC_MODEL_SMALL, t_big, big, t_short, t_long, extra,
                            &c->alpha, &c->beta);
+        *burst = ecoc_fit_burst(t_small, ECOC_MODEL_SMALL, t_big, big, c->beta);
         model_done(m);
     }
     return rc;
@@ -1220,19 +1226,25 @@ static int measure_model(master *m)
     for (int s = 0; s < ns && rc == ECOC_OK; s++)
         for (int t = s; t < ns && rc == ECOC_OK; t++) {
             ecoi_cost c = { 0.0, 0.0 };
+            double burst = 0.0;
             if (s == t && cnt[s] < 2)
                 continue; /* one host: filled in below */
-            rc = fit_pair(m, mem[s][0], s == t ? mem[s][1] : mem[t][0], &c);
+            rc = fit_pair(m, mem[s][0], s == t ? mem[s][1] : mem[t][0], &c, &burst);
             mo->link[(size_t)s * ns + t] = mo->link[(size_t)t * ns + s] = c;
+            mo->burst[(size_t)s * ns + t] = mo->burst[(size_t)t * ns + s] = burst;
             if (s == t && (!best_in || cheaper(&c, best_in, r->model.big)))
                 best_in = &mo->link[(size_t)s * ns + s];
             if (!best || cheaper(&c, best, r->model.big))
                 best = &mo->link[(size_t)s * ns + t];
         }
-    /* a subnet of one host has no pair inside: a copy of the cheapest */
+    /* a subnet of one host has no pair inside: a copy of the cheapest,
+     * its burst with it */
     for (int s = 0; s < ns && rc == ECOC_OK; s++)
-        if (cnt[s] < 2 && (best_in || best))
-            mo->link[(size_t)s * ns + s] = best_in ? *best_in : *best;
+        if (cnt[s] < 2 && (best_in || best)) {
+            const ecoi_cost *from = best_in ? best_in : best;
+            mo->link[(size_t)s * ns + s] = *from;
+            mo->burst[(size_t)s * ns + s] = mo->burst[from - mo->link];
+        }
     if (rc == ECOC_OK)
         rc = measure_task(m, mo);
     if (rc == ECOC_OK && !r->model.task_how && (best_in || best))

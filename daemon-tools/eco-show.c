@@ -811,6 +811,7 @@ static int show_predict(const layout *l, const options *o)
     {
         const ecoi_model *mo = l->map->model;
         char b1[32];
+        double burst = 0.0;
         /* the least a message costs in the predictions: says whether the
          * machine's own figure or the library's guess floors them */
         printf("# every message at least %s (busy: %s)\n",
@@ -822,6 +823,14 @@ static int show_predict(const layout *l, const options *o)
         printf("# a lock-step step adds %s (step: %s)\n",
                ecoc_fmt_time(ecoi_model_step(mo), b1, sizeof b1),
                mo && mo->step > 0.0 ? "measured" : "not measured");
+        /* the most a message between subnets passes at once when its
+         * link was idle (a shaper's bucket; eco-subnets(5): model burst):
+         * 0, every byte at beta, when the file has none */
+        for (int s = 0; mo && s < mo->nsubnets; s++)
+            for (int t = s + 1; t < mo->nsubnets; t++)
+                burst = fmax(burst, ecoi_model_burst(mo, s, t));
+        printf("# a quiet link passes up to %.0f bytes at once (burst: %s)\n", burst,
+               burst > 0.0 ? "measured" : "not measured");
     }
     printf("%-10s %10s  %-13s %9s %12s\n", "op", "bytes", "algorithm", "segment",
            "predicted_ms");

@@ -213,6 +213,13 @@ void ecoc_fit(double t_small, int small, double t_big, int big, double *alpha, d
 void ecoc_fit_sustained(double t_small, int small, double t_big, int big, double t_short,
                         double t_long, double extra, double *alpha, double *beta);
 
+/* A link's burst, the bytes of a message that pass at once when it was
+ * idle (a shaper's full bucket): the large probe's bytes past the small
+ * one's less those its extra time pays at the sustained beta,
+ * (big - small) - (t_big - t_small) / beta, to the nearest byte, within
+ * 0 .. big; 0 when beta <= 0, big <= small or a time is not finite. */
+double ecoc_fit_burst(double t_small, int small, double t_big, int big, double beta);
+
 void ecoc_result_free(ecoc_result *r);
 
 /*

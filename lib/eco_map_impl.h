@@ -11,11 +11,12 @@
 
 /* The subnet file's magic word and the version this library writes. */
 #define ECO_FILE_MAGIC "eco-subnets"
-#define ECO_FILE_VERSION 5 /* written as 4 when a map has no step (a model
-                            * with step 0, or none), as 3 when it has no
-                            * hop classes either, as 2 when it has no
-                            * model either, as 1 when it has no hops
-                            * either */
+#define ECO_FILE_VERSION 6 /* written as 5 when a map has no burst (a model
+                            * whose bursts are all 0, or none), as 4 when
+                            * it has no step either (a model with step 0,
+                            * or none), as 3 when it has no hop classes
+                            * either, as 2 when it has no model either, as
+                            * 1 when it has no hops either */
 
 /*
  * The cost model (subnet file version 3, measured by eco-characterize):
@@ -51,6 +52,13 @@ typedef struct ecoi_model {
                        * doubling's rounds: a latency under load, where
                        * busy is a throughput); 0 when not measured:
                        * busy then.  Subnet file version 5 */
+    double *burst;    /* [nsubnets * nsubnets], symmetric like link: the
+                       * bytes of a message between a host of s and one of
+                       * t (s == t: two hosts of s) that pass at once when
+                       * the path has been idle (a shaper's token bucket,
+                       * full: netbed's tbf on a 10 Mbit/s link holds
+                       * 3,028 bytes), the rest at beta; 0 when not
+                       * measured.  Subnet file version 6 */
 } ecoi_model;
 
 /* lib/model.c.  A model of n subnets, every cost 0 (NULL: n < 0 or no
@@ -58,9 +66,13 @@ typedef struct ecoi_model {
 ecoi_model *ecoi_model_new(int nsubnets);
 void ecoi_model_free(ecoi_model *m);
 ecoi_model *ecoi_model_copy(const ecoi_model *m);
-/* 1 when every number (busy and step too) is finite and >= 0 and link[] is
- * symmetric. */
+/* 1 when every number (busy, step and the bursts too) is finite and
+ * >= 0 and link[] and burst[] are symmetric. */
 int ecoi_model_valid(const ecoi_model *m);
+/* The bytes a message between a host of s and one of t passes at once
+ * on an idle path (ecoi_model.burst): 0 for a NULL model, s or t out of
+ * range, or not measured. */
+double ecoi_model_burst(const ecoi_model *m, int s, int t);
 /* A new model over nnew subnets whose subnet i is m's subnet old_of[i]
  * (its costs and those between such subnets); NULL when an old_of[i] is
  * not one of m's subnets (e.g. -1: a subnet the model does not know) or

@@ -365,10 +365,10 @@ static int make_boot(boot *b, const char *file, const int *tids)
 /* ------------------------------------------------------------------ */
 
 /* The cost model: 0 (none) or 1, then the task's alpha and beta, alpha
- * and beta of every link (row-major), every uplink, busy and step (0:
- * not measured; always packed, so that every member unpacks what rank 0
- * packed and all choose alike).  An ecoi_cost is two doubles, packed as
- * such. */
+ * and beta of every link (row-major), every uplink, busy and step, and
+ * every link's burst (row-major) (0: not measured; always packed, so that
+ * every member unpacks what rank 0 packed and all choose alike).  An
+ * ecoi_cost is two doubles, packed as such. */
 _Static_assert(sizeof(ecoi_cost) == 2 * sizeof(double), "ecoi_cost: alpha, beta");
 static int pack_model(const ecoi_model *mo, int nsub)
 {
@@ -382,10 +382,12 @@ static int pack_model(const ecoi_model *mo, int nsub)
     rc |= pvm_pkdouble(mo->uplink, nsub, 1);
     rc |= pvm_pkdouble((double *)&mo->busy, 1, 1);
     rc |= pvm_pkdouble((double *)&mo->step, 1, 1);
+    rc |= pvm_pkdouble(mo->burst, (int)nl, 1);
     return rc;
 }
 
-/* Checked like the rest: every number finite, >= 0, links symmetric. */
+/* Checked like the rest: every number finite, >= 0, links and bursts
+ * symmetric. */
 static int unpack_model(ecoi_model **out, int nsub)
 {
     int has = -1, rc = 0;
@@ -403,6 +405,7 @@ static int unpack_model(ecoi_model **out, int nsub)
     rc |= pvm_upkdouble(mo->uplink, nsub, 1);
     rc |= pvm_upkdouble(&mo->busy, 1, 1);
     rc |= pvm_upkdouble(&mo->step, 1, 1);
+    rc |= pvm_upkdouble(mo->burst, (int)nl, 1);
     if (rc < 0 || !ecoi_model_valid(mo)) {
         ecoi_model_free(mo);
         return ECO_ERR_MISMATCH;

@@ -25,7 +25,8 @@ ecoi_model *ecoi_model_new(int nsubnets)
     m->nsubnets = nsubnets;
     m->link = calloc(n * n + 1, sizeof *m->link);
     m->uplink = calloc(n + 1, sizeof *m->uplink);
-    if (!m->link || !m->uplink) {
+    m->burst = calloc(n * n + 1, sizeof *m->burst);
+    if (!m->link || !m->uplink || !m->burst) {
         ecoi_model_free(m);
         return NULL;
     }
@@ -38,6 +39,7 @@ void ecoi_model_free(ecoi_model *m)
         return;
     free(m->link);
     free(m->uplink);
+    free(m->burst);
     free(m);
 }
 
@@ -54,6 +56,7 @@ ecoi_model *ecoi_model_copy(const ecoi_model *m)
     c->step = m->step;
     memcpy(c->link, m->link, n * n * sizeof *c->link);
     memcpy(c->uplink, m->uplink, n * sizeof *c->uplink);
+    memcpy(c->burst, m->burst, n * n * sizeof *c->burst);
     return c;
 }
 
@@ -66,7 +69,7 @@ int ecoi_model_valid(const ecoi_model *m)
 {
     int n;
 
-    if (!m || m->nsubnets < 0 || !m->link || !m->uplink || !cost_ok(m->task) ||
+    if (!m || m->nsubnets < 0 || !m->link || !m->uplink || !m->burst || !cost_ok(m->task) ||
         !isfinite(m->busy) || m->busy < 0.0 || !isfinite(m->step) || m->step < 0.0)
         return 0;
     n = m->nsubnets;
@@ -75,11 +78,24 @@ int ecoi_model_valid(const ecoi_model *m)
             return 0;
         for (int t = 0; t < n; t++) {
             ecoi_cost a = m->link[(size_t)s * n + t], b = m->link[(size_t)t * n + s];
+            double u = m->burst[(size_t)s * n + t];
             if (!cost_ok(a) || a.alpha != b.alpha || a.beta != b.beta)
+                return 0;
+            if (!isfinite(u) || u < 0.0 || u != m->burst[(size_t)t * n + s])
                 return 0;
         }
     }
     return 1;
+}
+
+double ecoi_model_burst(const ecoi_model *m, int s, int t)
+{
+    double u;
+
+    if (!m || !m->burst || s < 0 || t < 0 || s >= m->nsubnets || t >= m->nsubnets)
+        return 0.0;
+    u = m->burst[(size_t)s * m->nsubnets + t];
+    return u > 0.0 ? u : 0.0;
 }
 
 ecoi_model *ecoi_model_restrict(const ecoi_model *m, const int *old_of, int nnew)
@@ -99,8 +115,11 @@ ecoi_model *ecoi_model_restrict(const ecoi_model *m, const int *old_of, int nnew
     for (int i = 0; i < nnew; i++) {
         size_t oi = (size_t)old_of[i];
         r->uplink[i] = m->uplink[oi];
-        for (int j = 0; j < nnew; j++)
-            r->link[(size_t)i * nnew + j] = m->link[oi * m->nsubnets + (size_t)old_of[j]];
+        for (int j = 0; j < nnew; j++) {
+            size_t from = oi * m->nsubnets + (size_t)old_of[j];
+            r->link[(size_t)i * nnew + j] = m->link[from];
+            r->burst[(size_t)i * nnew + j] = m->burst[from];
+        }
     }
     return r;
 }
@@ -131,8 +150,10 @@ int ecoi_model_renumber(ecoi_model *m, const int *new_of)
     /* swap the arrays in: the caller's pointer stays valid */
     free(m->link);
     free(m->uplink);
+    free(m->burst);
     m->link = r->link;
     m->uplink = r->uplink;
+    m->burst = r->burst;
     free(r);
     return ECO_OK;
 }

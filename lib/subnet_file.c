@@ -21,6 +21,8 @@
  *   model busy SECONDS             per message, every host busy (optional)
  *   model step SECONDS             per lock-step step of a ring, every host
  *                                  sending (optional; version 5)
+ *   model burst S T BYTES          bytes that pass at once on an idle path,
+ *                                  for every S <= T or none (version 6)
  *
  * The writer is canonical (fixed order, shortest exact numbers), so
  * reading and writing again gives the same bytes.  The reader checks
@@ -161,10 +163,22 @@ static int print_subnets(const eco_map *m, FILE *out)
     return ECO_OK;
 }
 
+/* Has any link of mo a burst (version 6)? */
+static int has_burst(const ecoi_model *mo)
+{
+    size_t n = (size_t)mo->nsubnets;
+
+    for (size_t i = 0; i < n * n; i++)
+        if (mo->burst[i] > 0.0)
+            return 1;
+    return 0;
+}
+
 /* The model (version 3): the task line, a link line for every s <= t,
  * an uplink line for every s, the busy line and the step line (version
  * 5) when they were measured (0, not measured, is the absence of the
- * line: what older files say); eco-subnets(5). */
+ * line: what older files say), and a burst line for every s <= t
+ * (version 6) when any link has a burst; eco-subnets(5). */
 static void print_model(const ecoi_model *mo, FILE *out)
 {
     char a[40], b[40];
@@ -192,12 +206,19 @@ static void print_model(const ecoi_model *mo, FILE *out)
         ecoi_format_double(mo->step, b, sizeof b);
         fprintf(out, "model step %s\n", b);
     }
+    if (has_burst(mo))
+        for (int s = 0; s < n; s++)
+            for (int t = s; t < n; t++) {
+                ecoi_format_double(mo->burst[(size_t)s * n + t], b, sizeof b);
+                fprintf(out, "model burst %d %d %s\n", s, t, b);
+            }
 }
 
 int eco_map_fprint(const eco_map *map, FILE *out)
 {
     char num[40];
-    int rc, version = !map ? 1 : map->model && map->model->step > 0.0 ? 5
+    int rc, version = !map ? 1 : map->model && has_burst(map->model) ? 6
+                    : map->model && map->model->step > 0.0 ? 5
                     : map->hops.ncls > 0 ? 4 : map->model ? 3
                     : ecoi_map_has_hops(map) ? 2 : 1;
 
@@ -430,13 +451,25 @@ static int check_model(reader *r, const rec *x, char **f)
     if (x->nf >= 2 && strcmp(f[1], "step") == 0 && r->version < 5)
         return bad(r, x->line, "'model step' lines need version 5 (the header says %d)",
                    r->version);
+    if (x->nf >= 2 && strcmp(f[1], "burst") == 0) {
+        if (r->version < 6)
+            return bad(r, x->line, "'model burst' lines need version 6 (the header says %d)",
+                       r->version);
+        if (x->nf != 5)
+            return bad(r, x->line, "expected 'model burst SUBNET_A SUBNET_B BYTES'");
+        if ((rc = model_id(r, x, f[2], &id)) != ECO_OK ||
+            (rc = model_id(r, x, f[3], &id)) != ECO_OK)
+            return rc;
+        return model_number(r, x, f[4], "bytes", &v);
+    }
     if (x->nf >= 2 && (strcmp(f[1], "busy") == 0 || strcmp(f[1], "step") == 0)) {
         if (x->nf != 3)
             return bad(r, x->line, "expected 'model %s SECONDS'", f[1]);
         return model_number(r, x, f[2], "seconds", &v);
     }
     return bad(r, x->line, "expected 'model task', 'model link', 'model uplink', "
-               "'model busy' or 'model step', not 'model %.64s'", x->nf >= 2 ? f[1] : "");
+               "'model busy', 'model step' or 'model burst', not 'model %.64s'",
+               x->nf >= 2 ? f[1] : "");
 }
 
 /* An entry of a hoprow: N (0..ECO_MAX_HOPS) or - (not counted), then
@@ -884,9 +917,29 @@ static int model_subnet(reader *r, const rec *x, int i, int *id)
     return ECO_OK;
 }
 
+/* The subnet IDs at fields 2 and 3 of record x, s <= t (a link's, or a
+ * burst's, in either order; written lower first). */
+static int model_pair(reader *r, const rec *x, int *s, int *t)
+{
+    int rc;
+
+    if ((rc = model_subnet(r, x, 2, s)) != ECO_OK || (rc = model_subnet(r, x, 3, t)) != ECO_OK)
+        return rc;
+    if (*s > *t) {
+        int u = *s;
+        *s = *t;
+        *t = u;
+    }
+    return ECO_OK;
+}
+
+/* Where line[] keeps the line of burst s-t: after the step's. */
+#define BURST_AT(n, s, t) (3 + (n) * (n) + (n) + (size_t)(s) * (n) + (size_t)(t))
+
 /* One model line into mo; line[] says where each entry was given:
  * [0] task, [1 + s * n + t] link s-t, [1 + n * n + s] uplink s,
- * [1 + n * n + n] busy, [2 + n * n + n] step. */
+ * [1 + n * n + n] busy, [2 + n * n + n] step, BURST_AT(n, s, t) burst
+ * s-t. */
 static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
 {
     char **f = &r->tok[x->first];
@@ -899,15 +952,18 @@ static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
             (void)ecoi_parse_double(f[2], &mo->task.alpha);
             (void)ecoi_parse_double(f[3], &mo->task.beta);
         }
-    } else if (strcmp(f[1], "link") == 0) {
-        if ((rc = model_subnet(r, x, 2, &s)) != ECO_OK ||
-            (rc = model_subnet(r, x, 3, &t)) != ECO_OK)
+    } else if (strcmp(f[1], "burst") == 0) {
+        if ((rc = model_pair(r, x, &s, &t)) != ECO_OK)
             return rc;
-        if (s > t) { /* either order; written lower first */
-            int u = s;
-            s = t;
-            t = u;
+        at = &line[BURST_AT(n, s, t)];
+        if (!*at) {
+            double u;
+            (void)ecoi_parse_double(f[4], &u);
+            mo->burst[(size_t)s * n + (size_t)t] = mo->burst[(size_t)t * n + (size_t)s] = u;
         }
+    } else if (strcmp(f[1], "link") == 0) {
+        if ((rc = model_pair(r, x, &s, &t)) != ECO_OK)
+            return rc;
         at = &line[1 + (size_t)s * n + (size_t)t];
         if (!*at) {
             ecoi_cost c;
@@ -929,8 +985,8 @@ static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
     }
     if (*at) {
         char what[64] = "task";
-        if (strcmp(f[1], "link") == 0)
-            snprintf(what, sizeof what, "link %d %d", s, t);
+        if (strcmp(f[1], "link") == 0 || strcmp(f[1], "burst") == 0)
+            snprintf(what, sizeof what, "%s %d %d", f[1], s, t);
         else if (strcmp(f[1], "uplink") == 0)
             snprintf(what, sizeof what, "uplink %d", s);
         else if (strcmp(f[1], "task") != 0)
@@ -943,10 +999,11 @@ static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
 
 /* The first entry of the model no line gave, reported at the header
  * (busy and step may be missing: files from before they were measured,
- * and one host, say 0, not measured). */
+ * and one host, say 0, not measured; the bursts too, but all of them or
+ * none: a missing one is reported at the first burst line). */
 static int model_missing(reader *r, const ecoi_model *mo, const int *line)
 {
-    int n = mo->nsubnets;
+    int n = mo->nsubnets, first = 0;
 
     if (!line[0])
         return bad(r, r->header_line, "no 'model task' line (a version 3 file holds the "
@@ -960,6 +1017,16 @@ static int model_missing(reader *r, const ecoi_model *mo, const int *line)
         if (!line[1 + (size_t)n * n + (size_t)s])
             return bad(r, r->header_line, "no 'model uplink %d' line (a version 3 file "
                        "holds the whole cost model)", s);
+    for (int s = 0; s < n; s++)
+        for (int t = s; t < n; t++) {
+            int at = line[BURST_AT((size_t)n, s, t)];
+            first = at && (!first || at < first) ? at : first;
+        }
+    for (int s = 0; s < n && first; s++)
+        for (int t = s; t < n; t++)
+            if (!line[BURST_AT((size_t)n, s, t)])
+                return bad(r, first, "no 'model burst %d %d' line (a file with bursts holds "
+                           "one for every link)", s, t);
     return ECO_OK;
 }
 
@@ -980,7 +1047,7 @@ static int load_model(reader *r)
             return ECO_OK;
     }
     mo = ecoi_model_new(r->map->nsubnets);
-    line = calloc(1 + n * n + n + 2, sizeof *line); /* busy, step */
+    line = calloc(BURST_AT(n, n, 0), sizeof *line); /* busy, step, n * n bursts */
     if (!mo || !line) {
         ecoi_model_free(mo);
         free(line);

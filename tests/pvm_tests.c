@@ -451,7 +451,7 @@ static void mode_mismatch(int n, const int *tids)
     report(&rep, ECO_OK, worst);
 }
 
-/* The cost model of a version 5 file reaches every member, restricted to
+/* The cost model of a version 6 file reaches every member, restricted to
  * the members' subnets: each member compares its context's model entry
  * by entry, and its costs pair by pair, with the file's (read here too,
  * by host name). */
@@ -498,6 +498,9 @@ static void mode_model(int n, const int *tids)
                                  got->link[s * ns + t].beta ==
                                      want->link[fs * want->nsubnets + ft].beta,
                            "link %d-%d differs from the file's %d-%d", s, t, fs, ft);
+                ecot_check(&rep, got->burst[s * ns + t] ==
+                                     want->burst[fs * want->nsubnets + ft],
+                           "burst %d-%d differs from the file's %d-%d", s, t, fs, ft);
                 ecot_check(&rep, got->uplink[s] == want->uplink[fs],
                            "uplink %d differs from the file's %d", s, fs);
                 /* the boot message's list of measured pairs */
@@ -937,10 +940,10 @@ static void test_contexts(void)
     drain_notices();
 }
 
-/* A version 5 file: this virtual machine's hosts, each a subnet, and two
- * hosts no member runs on; distinct numbers everywhere, busy and the
- * step too.  Every member's context has the model over the members'
- * subnets only. */
+/* A version 6 file: this virtual machine's hosts, each a subnet, and two
+ * hosts no member runs on; distinct numbers everywhere, busy, the step
+ * and the bursts too.  Every member's context has the model over the
+ * members' subnets only. */
 static void test_model(void)
 {
     static char env0[600];
@@ -956,7 +959,7 @@ static void test_model(void)
     CU_ASSERT_FATAL((f = fopen(path, "w")) != NULL);
     pvm_config(&nh, &na, &hi);
     ns = nh + 2;
-    fprintf(f, "eco-subnets 5\nthreshold 0.2\nhost ghost-0.invalid\nhost ghost-1.invalid\n");
+    fprintf(f, "eco-subnets 6\nthreshold 0.2\nhost ghost-0.invalid\nhost ghost-1.invalid\n");
     for (int h = 0; h < nh; h++)
         fprintf(f, "host %s\n", hi[h].hi_name);
     fprintf(f, "subnet 0 k=2 ghost-0.invalid\nsubnet 1 k=2 ghost-1.invalid\n");
@@ -970,6 +973,9 @@ static void test_model(void)
         fprintf(f, "model uplink %d %.17g\n", a, 7e-7 + 1e-8 * a);
     }
     fprintf(f, "model busy 3.5e-05\nmodel step 0.00044\n");
+    for (int a = 0; a < ns; a++)
+        for (int b = a; b < ns; b++)
+            fprintf(f, "model burst %d %d %d\n", a, b, 3028 + 100 * a + b);
     CU_ASSERT_FATAL(fclose(f) == 0);
     snprintf(env0, sizeof env0, "ECO_SUBNET_FILE=%s", path);
     CU_ASSERT_FATAL(spawn_workers(n, "model", env, tids) == n);
@@ -1159,7 +1165,7 @@ static const eco_unit_test tests[] = {
     { "300 contexts: late rank 0, nothing left, flat memory", test_contexts },
     { "flow control: a late root, 400 reduces of 64 KB", test_flow },
     { "reduce-to-all, gather-to-all and scatter in segments, every pipeline", test_pipeline },
-    { "the cost model of a version 5 file (busy, step) in every member", test_model },
+    { "the cost model of a version 6 file (busy, step, bursts) in every member", test_model },
     { "eco_finalize waits until what it sent is read", test_drain },
     { "valgrind: no error, no leak", test_valgrind },
     { NULL, NULL }

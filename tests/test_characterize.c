@@ -806,6 +806,45 @@ static void test_fit_sustained(void)
     CU_ASSERT_DOUBLE_EQUAL(a, 50e-6, 1e-15);
 }
 
+/* A link's burst from its probes and its sustained beta: planted on
+ * netbed's 10 Mbit/s link (tbf's 3,028 bytes at once, 8.47e-07 s/byte
+ * past them; probes of 64 and 16384 bytes), an unshaped link, a probe
+ * slope above beta, a burst past the probe, and inputs it cannot use. */
+static void test_fit_burst(void)
+{
+    const double beta = 8.47e-7, alpha = 120e-6;
+    double t_small = alpha + beta * 64, a, b;
+    double t_big = t_small + beta * (16384 - 64 - 3028); /* 3028 bytes at once */
+
+    CU_ASSERT_EQUAL(ecoc_fit_burst(t_small, 64, t_big, 16384, beta), 3028.0);
+    /* through the link's fit: streams of 1 and 9 messages give beta, the
+     * probes' slope is the burst's lower one */
+    ecoc_fit_sustained(t_small, 64, t_big, 16384, 20e-3, 20e-3 + beta * 131072, 131072, &a,
+                       &b);
+    CU_ASSERT_DOUBLE_EQUAL(b, beta, 1e-15);
+    CU_ASSERT_EQUAL(ecoc_fit_burst(t_small, 64, t_big, 16384, b), 3028.0);
+    /* no burst: the probes' slope is beta */
+    t_big = t_small + beta * (16384 - 64);
+    CU_ASSERT_EQUAL(ecoc_fit_burst(t_small, 64, t_big, 16384, beta), 0.0);
+    /* the probes' slope above beta (the streams overlapped copies that
+     * one message pays): no burst, not a negative one */
+    t_big = t_small + 1.25 * beta * (16384 - 64);
+    CU_ASSERT_EQUAL(ecoc_fit_burst(t_small, 64, t_big, 16384, beta), 0.0);
+    /* the large probe no dearer than the small one, and then some: the
+     * whole probe passed at once, no more */
+    t_big = t_small - beta * 100;
+    CU_ASSERT_EQUAL(ecoc_fit_burst(t_small, 64, t_big, 16384, beta), 16384.0);
+    /* nothing to divide by, or numbers that are not */
+    t_big = t_small + beta * (16384 - 64 - 3028);
+    CU_ASSERT_EQUAL(ecoc_fit_burst(t_small, 64, t_big, 16384, 0.0), 0.0);
+    CU_ASSERT_EQUAL(ecoc_fit_burst(t_small, 64, t_big, 16384, -beta), 0.0);
+    CU_ASSERT_EQUAL(ecoc_fit_burst(t_small, 64, t_big, 16384, NAN), 0.0);
+    CU_ASSERT_EQUAL(ecoc_fit_burst(t_small, 64, t_big, 16384, INFINITY), 0.0);
+    CU_ASSERT_EQUAL(ecoc_fit_burst(NAN, 64, t_big, 16384, beta), 0.0);
+    CU_ASSERT_EQUAL(ecoc_fit_burst(t_small, 64, INFINITY, 16384, beta), 0.0);
+    CU_ASSERT_EQUAL(ecoc_fit_burst(t_small, 64, t_big, 64, beta), 0.0);
+}
+
 /* SipHash-2-4: the paper's test vector (Appendix A: key 00..0f, the
  * 15 bytes 00..0e), and the hops nonces it derives: symmetric, one per
  * pair, another under another key. */
@@ -859,6 +898,7 @@ static const eco_unit_test util_tests[] = {
     { "atomic write", test_write_atomic },
     { "formatting", test_format },
     { "the model's sustained fit", test_fit_sustained },
+    { "a link's burst", test_fit_burst },
     { "hops nonces: SipHash-2-4", test_hops_nonces },
     { NULL, NULL }
 };

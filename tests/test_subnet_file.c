@@ -100,6 +100,9 @@ static int models_equal(const ecoi_model *a, const ecoi_model *b)
     for (size_t i = 0; i < n; i++)
         if (a->uplink[i] != b->uplink[i])
             return 0;
+    for (size_t i = 0; i < n * n; i++)
+        if (a->burst[i] != b->burst[i])
+            return 0;
     return 1;
 }
 
@@ -471,6 +474,27 @@ static void test_round_trip_model(void)
                                         "model step 0.00014666666666666666\n"));
     free(text);
     check_round_trip(m, "model-step.subnets");
+    /* bursts: a distinct one on every link, symmetric */
+    for (int s = 0; s < ns; s++)
+        for (int t = s; t < ns; t++)
+            m->model->burst[s * ns + t] = m->model->burst[t * ns + s] =
+                s == t ? 0.0 : 3028.0 + 100.0 * s + t + 1.0 / 3.0;
+    CU_ASSERT(ecoi_model_valid(m->model));
+    CU_ASSERT_EQUAL(ecoi_model_burst(m->model, 0, 1), 3029.0 + 1.0 / 3.0);
+    CU_ASSERT_EQUAL(ecoi_model_burst(m->model, 1, 0), 3029.0 + 1.0 / 3.0);
+    CU_ASSERT_EQUAL(ecoi_model_burst(m->model, 1, 1), 0.0);  /* not measured */
+    CU_ASSERT_EQUAL(ecoi_model_burst(m->model, 0, ns), 0.0); /* out of range */
+    CU_ASSERT_EQUAL(ecoi_model_burst(m->model, -1, 0), 0.0);
+    CU_ASSERT_EQUAL(ecoi_model_burst(NULL, 0, 1), 0.0);
+    /* written (version 6, the lowest that has them) after the step, one
+     * line for every s <= t, 0s too */
+    text = text_of(m);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 6\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nmodel step 0.00014666666666666666\n"
+                                        "model burst 0 0 0\n"
+                                        "model burst 0 1 3029.3333333333335\n"));
+    free(text);
+    check_round_trip(m, "model-burst.subnets");
     /* a copy, and a restriction to subnets 2 and 0, in that order */
     r = ecoi_model_copy(m->model);
     CU_ASSERT(models_equal(r, m->model));
@@ -486,6 +510,10 @@ static void test_round_trip_model(void)
     CU_ASSERT_EQUAL(r->uplink[0], m->model->uplink[2]);
     CU_ASSERT_EQUAL(r->busy, m->model->busy); /* every host's: kept */
     CU_ASSERT_EQUAL(r->step, m->model->step);
+    CU_ASSERT_EQUAL(r->burst[1], m->model->burst[2 * ns + 0]); /* the link's */
+    CU_ASSERT_EQUAL(r->burst[2], m->model->burst[0 * ns + 2]);
+    CU_ASSERT_EQUAL(r->burst[1], 3030.0 + 1.0 / 3.0);
+    CU_ASSERT_EQUAL(r->burst[0], 0.0);
     CU_ASSERT(ecoi_model_valid(r));
     ecoi_model_free(r);
     old_of[1] = -1; /* a subnet the model does not know */
@@ -516,6 +544,19 @@ static void test_round_trip_model(void)
                     ECO_ERR_ARG);
     m->model->step = 0.0;
     CU_ASSERT(ecoi_model_valid(m->model));
+    m->model->burst[1] = m->model->burst[ns] = -1.0;
+    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
+    m->model->burst[1] = m->model->burst[ns] = NAN;
+    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
+    m->model->burst[1] = m->model->burst[ns] = INFINITY;
+    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
+    CU_ASSERT_EQUAL(eco_map_write(m, scratch("badmodel.subnets"), err, sizeof err),
+                    ECO_ERR_ARG);
+    m->model->burst[1] = 3028.0; /* not symmetric */
+    m->model->burst[ns] = 3027.0;
+    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
+    m->model->burst[ns] = 3028.0;
+    CU_ASSERT(ecoi_model_valid(m->model));
     m->model->link[1].alpha += 1.0; /* not symmetric */
     CU_ASSERT_FALSE(ecoi_model_valid(m->model));
     m->model->link[1].alpha -= 1.0;
@@ -541,48 +582,91 @@ static void test_round_trip_model(void)
     eco_map_free(m);
 }
 
-/* The reader renumbers the model with the subnets (canonical order). */
-static void test_read_model_renumbered(void)
+/* m as written: the header of `version`, no `absent` (when not NULL),
+ * and the end `tail` (when not NULL). */
+static void check_written(const eco_map *m, int version, const char *absent, const char *tail)
 {
-    static const char in[] =
-        "eco-subnets 3\n"
-        "threshold 0.2\n"
-        "host a\nhost b\nhost c\n"
-        "subnet 0 k=1 c\n"                       /* becomes subnet 1 */
-        "subnet 1 k=2 b a\n"                     /* becomes subnet 0 */
-        "model busy 2.5e-05\n"                   /* no subnet: stays */
-        "model uplink 1 8e-07\n"
-        "model uplink 0 0\n"
-        "model link 1 0 0.001 8e-07   # either order\n"
-        "model link 0 0 3e-05 2e-09\n"
-        "model link 1 1 4e-05 1e-09\n"
-        "model task 1e-05 5e-10\n";
-    static const char out_tail[] =
-        "subnet 0 k=2 a b\n"
-        "subnet 1 k=1 c\n"
-        "# cost model: one way, ALPHA + BETA * bytes seconds\n"
-        "model task 1e-05 5e-10\n"
-        "model link 0 0 4e-05 1e-09\n"
-        "model link 0 1 0.001 8e-07\n"
-        "model link 1 1 3e-05 2e-09\n"
-        "model uplink 0 8e-07\n"
-        "model uplink 1 0\n"
-        "model busy 2.5e-05\n";
-    char err[512] = "", *text;
+    char head[40], *text = text_of(m);
+    size_t len = strlen(text);
+
+    snprintf(head, sizeof head, "\neco-subnets %d\n", version);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, head));
+    if (absent)
+        CU_ASSERT_PTR_NULL(strstr(text, absent));
+    if (tail)
+        CU_ASSERT(len > strlen(tail) && strcmp(text + len - strlen(tail), tail) == 0);
+    free(text);
+}
+
+/* A file of `version` with the model's whole part only (task, link,
+ * uplink): busy, step and bursts read as 0, written as version 3. */
+static void check_bare_model(int version)
+{
+    char in[300], err[512] = "";
     eco_map *m = NULL;
 
-    CU_ASSERT_EQUAL_FATAL(eco_map_read(put_file("renum.subnets", in), &m, err, sizeof err),
+    snprintf(in, sizeof in, "eco-subnets %d\nthreshold 0.2\nhost a\nhost b\n"
+             "subnet 0 k=2 a b\nmodel task 1e-05 0\nmodel link 0 0 4e-05 1e-09\n"
+             "model uplink 0 0\n", version);
+    CU_ASSERT_EQUAL_FATAL(eco_map_read(put_file("bare.subnets", in), &m, err, sizeof err),
+                          ECO_OK);
+    CU_ASSERT_FATAL(m->model != NULL);
+    CU_ASSERT_EQUAL(m->model->busy, 0.0);
+    CU_ASSERT_EQUAL(m->model->step, 0.0);
+    CU_ASSERT_EQUAL(ecoi_model_burst(m->model, 0, 0), 0.0);
+    check_written(m, 3, NULL, NULL);
+    eco_map_free(m);
+}
+
+/* After a header: subnets that the reader renumbers (the file's 0
+ * becomes 1, its 1 becomes 0) and a model over them, its lines in any
+ * order; and how the writer ends it, up to busy. */
+#define RENUM_IN \
+    "threshold 0.2\n" \
+    "host a\nhost b\nhost c\n" \
+    "subnet 0 k=1 c\n"                       /* becomes subnet 1 */ \
+    "subnet 1 k=2 b a\n"                     /* becomes subnet 0 */ \
+    "model busy 2.5e-05\n"                   /* no subnet: stays */ \
+    "model uplink 1 8e-07\n" \
+    "model uplink 0 0\n" \
+    "model link 1 0 0.001 8e-07   # either order\n" \
+    "model link 0 0 3e-05 2e-09\n" \
+    "model link 1 1 4e-05 1e-09\n" \
+    "model task 1e-05 5e-10\n"
+#define RENUM_OUT \
+    "subnet 0 k=2 a b\n" \
+    "subnet 1 k=1 c\n" \
+    "# cost model: one way, ALPHA + BETA * bytes seconds\n" \
+    "model task 1e-05 5e-10\n" \
+    "model link 0 0 4e-05 1e-09\n" \
+    "model link 0 1 0.001 8e-07\n" \
+    "model link 1 1 3e-05 2e-09\n" \
+    "model uplink 0 8e-07\n" \
+    "model uplink 1 0\n" \
+    "model busy 2.5e-05\n"
+
+/* A header, RENUM_IN and more, read: the model follows the subnets. */
+static eco_map *read_renumbered(const char *text)
+{
+    char err[512] = "";
+    eco_map *m = NULL;
+
+    CU_ASSERT_EQUAL_FATAL(eco_map_read(put_file("renum.subnets", text), &m, err, sizeof err),
                           ECO_OK);
     CU_ASSERT_FATAL(m->model != NULL);
     CU_ASSERT_EQUAL(m->model->nsubnets, 2);
     CU_ASSERT_EQUAL(m->model->uplink[0], 8e-7);
     CU_ASSERT_EQUAL(m->model->link[3].alpha, 3e-5);
     CU_ASSERT_EQUAL(m->model->busy, 2.5e-5);
-    text = text_of(m);
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 3\n"));
-    CU_ASSERT(strlen(text) > strlen(out_tail) &&
-              strcmp(text + strlen(text) - strlen(out_tail), out_tail) == 0);
-    free(text);
+    return m;
+}
+
+/* The reader renumbers the model with the subnets (canonical order). */
+static void test_read_model_renumbered(void)
+{
+    eco_map *m = read_renumbered("eco-subnets 3\n" RENUM_IN);
+
+    check_written(m, 3, NULL, RENUM_OUT);
     eco_map_free(m);
 }
 
@@ -616,35 +700,22 @@ static void test_read_version5(void)
     CU_ASSERT_FATAL(m->model != NULL);
     CU_ASSERT_EQUAL(m->model->step, 4.4e-4);
     CU_ASSERT_EQUAL(m->model->busy, 7e-5);
+    for (int s = 0; s < 2; s++) /* no burst lines before version 6: 0 */
+        for (int t = 0; t < 2; t++)
+            CU_ASSERT_EQUAL(ecoi_model_burst(m->model, s, t), 0.0);
     CU_ASSERT_EQUAL(eco_map_hops(m, 0, 1), 0);
     CU_ASSERT_EQUAL(eco_map_hops(m, 0, 2), ECO_ERR_NOTFOUND); /* "-": not counted */
     CU_ASSERT_EQUAL(eco_map_hops(m, 1, 2), 1);
     text = text_of(m);
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 5\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nhopclass 0 a b\n"));
-    CU_ASSERT(strlen(text) > strlen(out_tail) &&
-              strcmp(text + strlen(text) - strlen(out_tail), out_tail) == 0);
     free(text);
+    check_written(m, 5, NULL, out_tail);
     check_round_trip(m, "v5-again.subnets");
     /* no step: version 4 with the classes, 3 without them */
     m->model->step = 0.0;
-    text = text_of(m);
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 4\n"));
-    CU_ASSERT_PTR_NULL(strstr(text, "step"));
-    free(text);
+    check_written(m, 4, "step", NULL);
     eco_map_free(m);
-    CU_ASSERT_EQUAL_FATAL(eco_map_read(put_file("v5-nostep.subnets",
-                                                "eco-subnets 5\nthreshold 0.2\nhost a\nhost b\n"
-                                                "subnet 0 k=2 a b\nmodel task 1e-05 0\n"
-                                                "model link 0 0 4e-05 1e-09\n"
-                                                "model uplink 0 0\n"), &m, err, sizeof err),
-                          ECO_OK);
-    CU_ASSERT_FATAL(m->model != NULL);
-    CU_ASSERT_EQUAL(m->model->step, 0.0);
-    text = text_of(m);
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 3\n"));
-    free(text);
-    eco_map_free(m);
+    check_bare_model(5);
     /* no model at all (optional from version 4 on): version 1 */
     CU_ASSERT_EQUAL_FATAL(eco_map_read(put_file("v5-nomodel.subnets",
                                                 "eco-subnets 5\nthreshold 0.2\nhost a\n"
@@ -655,6 +726,35 @@ static void test_read_version5(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 1\n"));
     free(text);
     eco_map_free(m);
+}
+
+/* Version 6: the bursts, in either order, follow the subnets the reader
+ * renumbers; a model without one is written at the lowest version that
+ * holds the rest. */
+static void test_read_version6(void)
+{
+    eco_map *m = read_renumbered("eco-subnets 6\n" RENUM_IN
+                                 "model burst 1 0 3028   # either order\n"
+                                 "model burst 0 0 0\n"  /* becomes 1 1 */
+                                 "model burst 1 1 1514\n"
+                                 "model step 0.00044\n");
+
+    CU_ASSERT_EQUAL(ecoi_model_burst(m->model, 0, 0), 1514.0);
+    CU_ASSERT_EQUAL(ecoi_model_burst(m->model, 0, 1), 3028.0);
+    CU_ASSERT_EQUAL(ecoi_model_burst(m->model, 1, 0), 3028.0);
+    CU_ASSERT_EQUAL(ecoi_model_burst(m->model, 1, 1), 0.0);
+    CU_ASSERT(ecoi_model_valid(m->model));
+    check_written(m, 6, NULL, RENUM_OUT "model step 0.00044\n"
+                                        "model burst 0 0 1514\n"
+                                        "model burst 0 1 3028\n"
+                                        "model burst 1 1 0\n");
+    check_round_trip(m, "v6-again.subnets");
+    /* every burst 0: version 5 (the step), no burst line */
+    memset(m->model->burst, 0, 4 * sizeof *m->model->burst);
+    check_written(m, 5, "burst", NULL);
+    eco_map_free(m);
+    /* a version 6 file without bursts: 0, written as version 3 */
+    check_bare_model(6);
 }
 
 /* The reader takes any order; the writer's order is fixed. */
@@ -722,13 +822,16 @@ typedef struct bad_case {
 #define SUB4 "subnet 0 k=2 a b c\n"
 /* version 5: as HEAD3, the model from line 8 on */
 #define HEAD5 "eco-subnets 5\nthreshold 0.2\n" HOSTS "subnet 0 k=2 a b\nsubnet 1 k=1 c\n"
+/* version 6: as HEAD5 */
+#define HEAD6 "eco-subnets 6\nthreshold 0.2\n" HOSTS "subnet 0 k=2 a b\nsubnet 1 k=1 c\n"
+#define M_BURSTS "model burst 0 0 0\nmodel burst 0 1 3028\nmodel burst 1 1 0\n"
 
 static const bad_case bad_files[] = {
     {"", 1, "no header"},
     {"# only\n# comments\n", 2, "no header"},
     {"threshold 0.2\n", 1, "expected the header"},
     {"a b 0.001\nb c 0.002\n", 1, "cost matrix?"},
-    {"# c\n\neco-subnets 6\nthreshold 0.2\n", 3, "unsupported eco-subnets version 6"},
+    {"# c\n\neco-subnets 7\nthreshold 0.2\n", 3, "unsupported eco-subnets version 7"},
     {"eco-subnets 0\nthreshold 0.2\n", 1, "unsupported eco-subnets version 0"},
     {"eco-subnets one\n", 1, "bad version"},
     {"eco-subnets 1 x\n", 1, "expected 'eco-subnets VERSION'"},
@@ -800,8 +903,8 @@ static const bad_case bad_files[] = {
     {HEAD3 "model link 0 1 1e-4\n", 8, "expected 'model link SUBNET_A SUBNET_B ALPHA BETA'"},
     {HEAD3 "model uplink 0\n", 8, "expected 'model uplink SUBNET BETA'"},
     {HEAD3 "model\n", 8,
-     "expected 'model task', 'model link', 'model uplink', 'model busy' or 'model step', "
-     "not 'model '"},
+     "expected 'model task', 'model link', 'model uplink', 'model busy', 'model step' or "
+     "'model burst', not 'model '"},
     {HEAD3 "model links 0 1 1 1\n", 8, "not 'model links'"},
     {HEAD3 "model task -1e-05 0\n", 8, "bad alpha '-1e-05' (a number >= 0)"},
     {HEAD3 "model task 0 nan\n", 8, "bad beta 'nan'"},
@@ -854,6 +957,25 @@ static const bad_case bad_files[] = {
     {HEAD5 M_TASK M_LINKS M_UPS "model busy 1e-05\nmodel step 2e-05\nmodel busy 1e-05\n", 16,
      "second 'model busy' (first on line 14)"},
     {HEAD5 "model step 0.0001\n", 1, "no 'model task' line"},
+    /* bursts: version 6, every link's or none */
+    {HEAD5 "model burst 0 1 3028\n", 8,
+     "'model burst' lines need version 6 (the header says 5)"},
+    {HEAD3 M_TASK M_LINKS M_UPS "model burst 0 1 3028\n", 14,
+     "'model burst' lines need version 6 (the header says 3)"},
+    {HEAD6 "model burst 0 1\n", 8, "expected 'model burst SUBNET_A SUBNET_B BYTES'"},
+    {HEAD6 "model burst 0 1 3028 0\n", 8, "expected 'model burst SUBNET_A SUBNET_B BYTES'"},
+    {HEAD6 "model burst 0 1 -3028\n", 8, "bad bytes '-3028' (a number >= 0)"},
+    {HEAD6 "model burst 0 1 nan\n", 8, "bad bytes 'nan'"},
+    {HEAD6 "model burst 0 1 inf\n", 8, "bad bytes 'inf'"},
+    {HEAD6 "model burst 0 1 3KB\n", 8, "bad bytes '3KB'"},
+    {HEAD6 "model burst x 1 3028\n", 8, "bad subnet ID 'x'"},
+    {HEAD6 "model bursts 0 1 3028\n", 8, "not 'model bursts'"},
+    {HEAD6 M_TASK M_LINKS M_UPS "model burst 0 2 3028\n", 14, "no subnet 2 (the file has 2)"},
+    {HEAD6 M_TASK M_LINKS M_UPS "model burst 1 1 0\nmodel burst 0 0 0\n", 14,
+     "no 'model burst 0 1' line (a file with bursts holds one for every link)"},
+    {HEAD6 M_TASK M_LINKS M_UPS M_BURSTS "model burst 1 0 3028\n", 17,
+     "second 'model burst 0 1' (first on line 15)"},
+    {HEAD6 "model burst 0 1 3028\n", 1, "no 'model task' line"},
     /* hop classes (version 4) */
     {HEAD3 CLASSES, 8, "'hopclass' lines need version 4 (the header says 3)"},
     {HEAD2 HOSTS "hoprow 0 1\n", 6, "'hoprow' lines need version 4 (the header says 2)"},
@@ -1151,6 +1273,7 @@ static const eco_unit_test tests[] = {
     {"round trip: the cost model (version 3)", test_round_trip_model},
     {"read: the model follows the subnets", test_read_model_renumbered},
     {"read version 5: the step", test_read_version5},
+    {"read version 6: the bursts", test_read_version6},
     {"read lenient, write canonical", test_read_lenient_write_canonical},
     {"malformed subnet files", test_read_malformed},
     {"unreadable and binary files", test_read_errors},
