@@ -62,8 +62,9 @@
  * A link's queue holds LINK_QUEUE seconds at its rate.  A pipeline's
  * segment is cut so that its rounds fit every link's queue (best_segment).
  * An all-to-all candidate is "over" (ECOI_OVER_QUEUE) when the streams
- * it sends at once (direct: every member's to every other; hier: the
- * leaders' exchange, the gather and the scatter) need more than some
+ * it sends at once (direct: every member's to the next ECOI_A2A_CHUNK;
+ * hier: each leader's message and the tail of its last one, the gather
+ * and the scatter; hier-rounds: a round's messages) need more than some
  * link (a host's, a subnet's, a site's: those loads charge) queues, each
  * the window of a fast retransmit (FAST_RETRANSMIT segments) or its
  * whole message if shorter: a loss there waits for a timeout.  Its
@@ -1314,13 +1315,17 @@ static void loads_add_window(const pm *p, loads *l, int a, int b, double bytes)
 /* Seconds per byte at which a sends to b: the slowest of a's own links
  * the message leaves by (its host's, its subnet's shared link when it
  * leaves the subnet); where those are not known, the pair's, so that a
- * stream is taken to arrive no faster than its path takes it. */
+ * stream is taken to arrive no faster than its path takes it.  A member
+ * on a host of no subnet (the pair's cost a LAN's default) is taken to
+ * send no faster than b's subnet's link takes it. */
 static double send_beta(const pm *p, int a, int b)
 {
     double beta = end_beta(p, a, b, pair_cost(p, a, b).beta);
 
     if (p->sub[a] >= 0 && p->sub[a] != p->sub[b] && p->ul[p->sub[a]] > 0)
         beta = fmax(beta, p->ul[p->sub[a]]);
+    if (p->sub[a] < 0 && p->sub[b] >= 0)
+        beta = fmax(beta, p->ul[p->sub[b]]);
     return beta;
 }
 
@@ -1415,7 +1420,12 @@ static double a2a_rounds(const pm *p, const eco_tree *forest, const int *leaders
  * once are each leader's message to the leader k ahead and the tail of
  * the one before, for every k: *over as alltoall_hier_time's, for each
  * such pair of them.  Each leader's way in then takes two senders'
- * streams together. */
+ * streams together, each counted at its sender's whole rate, not a share
+ * of it (a TCP stream's window leaves at the link's rate): on links of
+ * one rate, at once floods wherever S >= 3 and the messages pass the
+ * links' queues, which is what eco-paper.topo measured (at once 138-145
+ * ms, in rounds 110.7; a share of its sender's rate each, the two would
+ * fill the link exactly and not flood). */
 static double a2a_at_once(const pm *p, const eco_tree *forest, const int *leaders, int S,
                           double bytes, loads *l, int *over)
 {
@@ -1462,7 +1472,7 @@ static double a2a_at_once(const pm *p, const eco_tree *forest, const int *leader
  * eco-paper.topo (3 segments at 10 Mbit/s), 16,000 bytes a block,
  * 2026-11-26: at once, two streams of 10 Mbit/s into each segment's link
  * at every change of sender, 138-145 ms; in rounds 110.7-110.9 (bound
- * 102.4, both predicted 110.6).  uneven.topo, where each round also has
+ * 102.4, predicted 110.6 and 110.5).  uneven.topo, where each round also has
  * 20 or 10 Mbit/s streams into the 5 Mbit/s link: at once 298-324, in
  * rounds 403-442 (predicted 275 and 331). */
 static double alltoall_hier_time(const pm *p, const eco_tree *forest, const int *leaders,
