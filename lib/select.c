@@ -700,10 +700,32 @@ static void loads_add_n(const pm *p, loads *l, int a, int b, double bytes, doubl
     }
 }
 
+/* The data of a segment that leaves as one PVM fragment with libeco's
+ * header (pvm_transport.c, one_fragment: PVM's fragment of 4,080 bytes
+ * less PVM's 48 and libeco's 28), rounded down to 16 bytes so that it
+ * holds whole elements of every datatype.  A segment of 4,096 bytes is
+ * two fragments.  uneven.topo's broadcast of 16,000 bytes down the
+ * chained subnets, 2026-11-26: 27.5 ms in segments of 4,000 bytes, 27.9
+ * in 4,096, 28.4 in 2,048, 29.4 in 1,024. */
+#define ONE_FRAGMENT 4000
+
+/* The messages that one of `bytes` costs where each pays the busy cost:
+ * a longer one than ONE_FRAGMENT goes out in place, libeco's header as a
+ * fragment of its own before the data (pvm_transport.c), a second write,
+ * packet and wake-up.  eco-paper.topo, a broadcast of 131,072 bytes down
+ * the tree in segments of 4,000 bytes (copied, one fragment) 115.0 and
+ * 115.2 ms, of 4,100 (in place) 120.6 and 120.7, 0.17 ms more for each
+ * of 32 segments (busy measured 0.146); copied, 4,100 took 117.4 and
+ * 117.6. */
+static double msgs_of(double bytes)
+{
+    return bytes > ONE_FRAGMENT ? 2.0 : 1.0;
+}
+
 /* One message of `bytes` from a to b. */
 static void loads_add(const pm *p, loads *l, int a, int b, double bytes, double combine)
 {
-    loads_add_n(p, l, a, b, bytes, 1.0, combine);
+    loads_add_n(p, l, a, b, bytes, msgs_of(bytes), combine);
 }
 
 /* The busiest link's load: a host's, a subnet's or a site's. */
@@ -823,14 +845,6 @@ static int over_queue(const seg_pass *q)
     return q->step_loads && loads_over_queue(q->p, q->l);
 }
 
-/* The data of a segment that leaves as one PVM fragment with libeco's
- * header (pvm_transport.c, one_fragment: PVM's fragment of 4,080 bytes
- * less PVM's 48 and libeco's 28), rounded down to 16 bytes so that it
- * holds whole elements of every datatype.  A segment of 4,096 bytes is
- * two fragments.  uneven.topo's broadcast of 16,000 bytes down the
- * chained subnets, 2026-11-26: 27.5 ms in segments of 4,000 bytes, 27.9
- * in 4,096, 28.4 in 2,048, 29.4 in 1,024. */
-#define ONE_FRAGMENT 4000
 
 /* The search of best_segment: the best segment of all and the best of
  * those whose rounds fit the links' queues, so far. */
