@@ -217,7 +217,8 @@ void ecoc_fit_sustained(double t_small, int small, double t_big, int big, double
  * idle (a shaper's full bucket): the large probe's bytes past the small
  * one's less those its extra time pays at the sustained beta,
  * (big - small) - (t_big - t_small) / beta, to the nearest byte, within
- * 0 .. big; 0 when beta <= 0, big <= small or a time is not finite. */
+ * 0 .. big - small; 0 when the probes' slope is not 10% below beta at
+ * least (noise), beta <= 0, big <= small or a time is not finite. */
 double ecoc_fit_burst(double t_small, int small, double t_big, int big, double beta);
 
 void ecoc_result_free(ecoc_result *r);

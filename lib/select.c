@@ -709,17 +709,36 @@ static void loads_add_n(const pm *p, loads *l, int a, int b, double bytes, doubl
  * in 4,096, 28.4 in 2,048, 29.4 in 1,024. */
 #define ONE_FRAGMENT 4000
 
-/* The messages that one of `bytes` costs where each pays the busy cost:
- * a longer one than ONE_FRAGMENT goes out in place, libeco's header as a
- * fragment of its own before the data (pvm_transport.c), a second write,
- * packet and wake-up.  eco-paper.topo, a broadcast of 131,072 bytes down
- * the tree in segments of 4,000 bytes (copied, one fragment) 115.0 and
- * 115.2 ms, of 4,100 (in place) 120.6 and 120.7, 0.17 ms more for each
- * of 32 segments (busy measured 0.146); copied, 4,100 took 117.4 and
- * 117.6. */
+/* The most data that a message carries copied, in one fragment with
+ * libeco's header (pvm_transport.c, one_fragment: PVM's default fragment
+ * of 4,080 bytes less its 48 and libeco's 28). */
+#define COPIED_BYTES 4004.0
+
+/* The messages that one of `bytes` costs, in its per-message costs at its
+ * ends and on the shared links: a longer one than COPIED_BYTES goes out
+ * in place, libeco's header a fragment of its own before the data, a
+ * second write, packet and wake-up.  eco-paper.topo, a broadcast of
+ * 131,072 bytes down the tree in segments of 4,000 bytes (copied, one
+ * fragment) 115.0 and 115.2 ms, of 4,100 (in place) 120.6 and 120.7,
+ * 0.17 ms more for each of 32 segments (busy measured 0.146); copied,
+ * 4,100 took 117.4 and 117.6.  This is the default encoding's (in place,
+ * short messages copied); with ECO_ENCODING=xdr or raw every message is
+ * copied, with inplace none, which the model does not know. */
 static double msgs_of(double bytes)
 {
-    return bytes > ONE_FRAGMENT ? 2.0 : 1.0;
+    return bytes > COPIED_BYTES ? 2.0 : 1.0;
+}
+
+/* The messages of a run of `run` bytes sent in segments of seg (the last
+ * one shorter), each as msgs_of counts it. */
+static double run_msgs(double run, double seg)
+{
+    double n;
+
+    if (run <= 0 || seg <= 0 || seg >= run)
+        return msgs_of(run);
+    n = ceil(run / seg);
+    return (n - 1) * msgs_of(seg) + msgs_of(run - (n - 1) * seg);
 }
 
 /* One message of `bytes` from a to b. */
@@ -1246,7 +1265,9 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
         double lat = 0.0;
         loads_clear(p, l);
         for (int i = 0; i < S; i++) {
-            loads_add(p, l, leaders[i], leaders[(i + k) % S], bytes * f->subtree[leaders[i]], 0);
+            const double run = bytes * f->subtree[leaders[i]];
+            loads_add_n(p, l, leaders[i], leaders[(i + k) % S], run,
+                        run_msgs(run, m > 0 && m < run ? m : run), 0);
             lat = fmax(lat, msg(p, leaders[i], leaders[(i + k) % S], 0));
         }
         ex += lat + loads_max(p, l);
@@ -1258,14 +1279,13 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
     for (int k = 1; k < S; k++)
         for (int i = 0; i < S; i++) {
             double run = bytes * f->subtree[leaders[i]], seg = m > 0 && m < run ? m : run;
-            loads_add_n(p, l, leaders[i], leaders[(i + k) % S], run,
-                        run > 0 ? ceil(run / seg) : 1, 0);
+            loads_add_n(p, l, leaders[i], leaders[(i + k) % S], run, run_msgs(run, seg), 0);
         }
     for (int v = 0; v < f->n; v++)
         for (int k = 0; k < S && f->parent[v] >= 0; k++) {
             double run = RUN(grp[v], k), seg = m > 0 && m < run ? m : run;
             /* its segments, at once: O(1) whatever their number */
-            loads_add_n(p, l, f->parent[v], v, run, run > 0 ? ceil(run / seg) : 1, 0);
+            loads_add_n(p, l, f->parent[v], v, run, run_msgs(run, seg), 0);
         }
 #undef RUN
     both = loads_max(p, l);

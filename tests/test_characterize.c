@@ -809,7 +809,8 @@ static void test_fit_sustained(void)
 /* A link's burst from its probes and its sustained beta: planted on
  * netbed's 10 Mbit/s link (tbf's 3,028 bytes at once, 8.47e-07 s/byte
  * past them; probes of 64 and 16384 bytes), an unshaped link, a probe
- * slope above beta, a burst past the probe, and inputs it cannot use. */
+ * slope above beta or just below it, a burst past the probe, and inputs
+ * it cannot use. */
 static void test_fit_burst(void)
 {
     const double beta = 8.47e-7, alpha = 120e-6;
@@ -830,10 +831,17 @@ static void test_fit_burst(void)
      * one message pays): no burst, not a negative one */
     t_big = t_small + 1.25 * beta * (16384 - 64);
     CU_ASSERT_EQUAL(ecoc_fit_burst(t_small, 64, t_big, 16384, beta), 0.0);
+    /* a slope less than 10% below beta is noise (a fast link's
+     * microsecond is hundreds of bytes): none; 11% below is a burst */
+    t_big = t_small + 0.91 * beta * (16384 - 64);
+    CU_ASSERT_EQUAL(ecoc_fit_burst(t_small, 64, t_big, 16384, beta), 0.0);
+    t_big = t_small + 0.89 * beta * (16384 - 64);
+    CU_ASSERT_DOUBLE_EQUAL(ecoc_fit_burst(t_small, 64, t_big, 16384, beta),
+                           0.11 * (16384 - 64), 1.0);
     /* the large probe no dearer than the small one, and then some: the
-     * whole probe passed at once, no more */
+     * bytes past the small probe's passed at once, no more */
     t_big = t_small - beta * 100;
-    CU_ASSERT_EQUAL(ecoc_fit_burst(t_small, 64, t_big, 16384, beta), 16384.0);
+    CU_ASSERT_EQUAL(ecoc_fit_burst(t_small, 64, t_big, 16384, beta), 16384.0 - 64);
     /* nothing to divide by, or numbers that are not */
     t_big = t_small + beta * (16384 - 64 - 3028);
     CU_ASSERT_EQUAL(ecoc_fit_burst(t_small, 64, t_big, 16384, 0.0), 0.0);
