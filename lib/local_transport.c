@@ -6,7 +6,10 @@
  * without PVM, and simulate members that die mid-collective.  Like the
  * PVM transport, every message carries its sender's call signature, and a
  * waiting member fails with ECO_ERR_MISMATCH when a message of the same
- * call (from anyone) carries another.
+ * call (from anyone) carries another, or when the member it waits on is
+ * in the same call with another signature, or has finished the call and
+ * the message is not in the mailbox: a send puts it there before its
+ * sender can leave the call, so it never comes.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -36,7 +39,6 @@ struct ecoi_local_world {
     ecoi_sig *sig;             /* [n] */
     int *call_tag;             /* [n] */
     unsigned char *inside;     /* [n] */
-    int *last_sent;            /* [n*n]: [from*n+to], the latest tag sent or 0 */
     /* Flow control as pvm_transport.c's, in messages: epochs of
      * ECOI_FLOW_MSGS; a send waits while its epoch is more than one
      * ahead of the last its receiver finished reading. */
@@ -63,11 +65,10 @@ ecoi_local_world *ecoi_local_world_new(int n, double timeout_seconds)
     w->sig = calloc((size_t)n, sizeof *w->sig);
     w->call_tag = calloc((size_t)n, sizeof *w->call_tag);
     w->inside = calloc((size_t)n, 1);
-    w->last_sent = calloc((size_t)n * (size_t)n, sizeof *w->last_sent);
     w->sent = calloc((size_t)n * (size_t)n, sizeof *w->sent);
     w->read = calloc((size_t)n * (size_t)n, sizeof *w->read);
     if (!w->head || !w->dead || !w->aborted || !w->sig || !w->call_tag || !w->inside ||
-        !w->last_sent || !w->sent || !w->read) {
+        !w->sent || !w->read) {
         ecoi_local_world_free(w);
         return NULL;
     }
@@ -87,7 +88,7 @@ void ecoi_local_world_free(ecoi_local_world *w)
             free(m);
         }
     if (w->head && w->dead && w->aborted && w->sig && w->call_tag && w->inside &&
-        w->last_sent) {
+        w->sent && w->read) {
         pthread_mutex_destroy(&w->lock);
         pthread_cond_destroy(&w->cond);
     }
@@ -97,7 +98,6 @@ void ecoi_local_world_free(ecoi_local_world *w)
     free(w->sig);
     free(w->call_tag);
     free(w->inside);
-    free(w->last_sent);
     free(w->sent);
     free(w->read);
     free(w);
@@ -185,7 +185,6 @@ static int l_post(ecoi_local_world *w, int src, int dest, int tag,
     for (tail = &w->head[dest]; *tail; tail = &(*tail)->next)
         ;
     *tail = m;
-    ecoi_note_sent(&w->last_sent[src * w->n + dest], tag);
     w->posted++;
     pthread_cond_broadcast(&w->cond);
     pthread_mutex_unlock(&w->lock);
@@ -225,13 +224,14 @@ static lmsg *l_take(ecoi_local_world *w, int me, int src, int tag,
                 *rc = ECO_ERR_MISMATCH;
             }
         /* The member it waits on is in this call with another signature,
-         * or done with it and never sent this tag (the PVM transport
-         * learns it by asking; see pvm_transport.c). */
+         * or done with it (past it, or out of it) while the message is not
+         * here: that member sent every message of the call before it
+         * left, so this one never comes, whatever it sent before or after
+         * (fewer segments of this tag, a later call's message).  The PVM
+         * transport learns it by asking (pvm_transport.c). */
         if (!m && w->call_tag[src] && !w->dead[src] && !w->aborted[me * w->n + src]) {
             int d = ecoi_tag_diff(w->call_tag[src], call_tag);
-            int sent = w->last_sent[src * w->n + me];
-            if (d == 0 && w->inside[src] ? !ecoi_sig_equal(&w->sig[src], sig)
-                : d >= 0 && (!sent || ecoi_tag_diff(sent, tag) < 0))
+            if (d == 0 && w->inside[src] ? !ecoi_sig_equal(&w->sig[src], sig) : d >= 0)
                 *rc = ECO_ERR_MISMATCH;
         }
         if (m || *rc != ECO_OK || w->dead[src] || w->dead[me] ||

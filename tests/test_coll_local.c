@@ -1363,6 +1363,125 @@ static void test_disagreement(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* The in-process transport's rules on planted orders: one thread plays */
+/* every member step by step, so each interleaving is exact.            */
+/* ------------------------------------------------------------------ */
+
+static const ecoi_sig sig_sum = { ECOI_KIND_REDUCE, 1, 3000, PVM_INT, 1 };
+static const ecoi_sig sig_sum1 = { ECOI_KIND_REDUCE, 1, 3001, PVM_INT, 1 };  /* count+1 */
+static const ecoi_sig sig_barrier = { ECOI_KIND_BARRIER, 0, 0, PVM_BYTE, 0 };
+
+static int tag_of_call(int call)
+{
+    return ECOI_TAG_BASE | ((call * ECOI_CALL_TAGS) & ECOI_TAG_MASK);
+}
+
+/* A world of n members whose receives wait 2 s at most. */
+static ecoi_local_world *planted_world(int n, ecoi_transport **t)
+{
+    ecoi_local_world *w = ecoi_local_world_new(n, 2.0);
+
+    CU_ASSERT_FATAL(w != NULL);
+    for (int r = 0; r < n; r++)
+        CU_ASSERT_FATAL((t[r] = ecoi_local_transport(w, r)) != NULL);
+    return w;
+}
+
+static void planted_free(ecoi_local_world *w, ecoi_transport **t, int n)
+{
+    for (int r = 0; r < n; r++)
+        t[r]->destroy(t[r]);
+    ecoi_local_world_free(w);
+}
+
+/* Member t starts its call number `call` (as ecoi_begin and a request's
+ * turn do), and ends it having done its part. */
+static int planted_begin(ecoi_transport *t, int call, const ecoi_sig *sig)
+{
+    t->sig = *sig;
+    t->call_tag = tag_of_call(call);
+    t->active = 1;
+    t->enter(t);
+    return t->poll(t);
+}
+
+static void planted_end(ecoi_transport *t)
+{
+    t->active = 0;
+    t->leave(t);
+}
+
+/* The CI hang of "reduce of 3000 ints, count+1 at the last rank": the
+ * member with 3001 ints chose another tree (a whole message to the
+ * root, where the others' tree has it send its parent, member 0, three
+ * segments), left the reduce, and sent member 0 its barrier message.
+ * Member 0 then waited for a message that never comes: the rule looked
+ * at the latest tag sent to it, the barrier's, and took it for one at or
+ * past the reduce's. */
+static void test_planted_left_call(void)
+{
+    ecoi_transport *t[2];
+    ecoi_local_world *w;
+    int x = 7;
+
+    /* member 1 leaves the call without sending member 0 anything, then
+     * sends it a later call's message */
+    w = planted_world(2, t);
+    CU_ASSERT_EQUAL(planted_begin(t[0], 0, &sig_sum), ECO_OK);
+    CU_ASSERT_EQUAL(planted_begin(t[1], 0, &sig_sum1), ECO_OK);
+    planted_end(t[1]);
+    CU_ASSERT_EQUAL(planted_begin(t[1], 1, &sig_barrier), ECO_OK);
+    CU_ASSERT_EQUAL(t[1]->send(t[1], 0, tag_of_call(1), NULL, 0, PVM_BYTE), ECO_OK);
+    CU_ASSERT_EQUAL(t[0]->try_recv(t[0], 1, tag_of_call(0), &x, 1, PVM_INT, NULL, 0),
+                    ECO_ERR_MISMATCH);
+    CU_ASSERT_EQUAL(t[0]->recv(t[0], 1, tag_of_call(0), &x, 1, PVM_INT, NULL, 0),
+                    ECO_ERR_MISMATCH);
+    planted_free(w, t, 2);
+
+    /* fewer segments of the tag than the receiver expects, under one
+     * signature (what the signature does not carry, a pair's count):
+     * the sender out of the call, then past it */
+    w = planted_world(2, t);
+    CU_ASSERT_EQUAL(planted_begin(t[0], 0, &sig_sum), ECO_OK);
+    CU_ASSERT_EQUAL(planted_begin(t[1], 0, &sig_sum), ECO_OK);
+    CU_ASSERT_EQUAL(t[1]->send(t[1], 0, tag_of_call(0), &x, 1, PVM_INT), ECO_OK);
+    planted_end(t[1]);
+    CU_ASSERT_EQUAL(t[0]->recv(t[0], 1, tag_of_call(0), &x, 1, PVM_INT, NULL, 0), ECO_OK);
+    CU_ASSERT_EQUAL(t[0]->recv(t[0], 1, tag_of_call(0), &x, 1, PVM_INT, NULL, 0),
+                    ECO_ERR_MISMATCH);
+    CU_ASSERT_EQUAL(planted_begin(t[1], 1, &sig_barrier), ECO_OK);
+    CU_ASSERT_EQUAL(t[1]->send(t[1], 0, tag_of_call(1), NULL, 0, PVM_BYTE), ECO_OK);
+    CU_ASSERT_EQUAL(t[0]->recv(t[0], 1, tag_of_call(0), &x, 1, PVM_INT, NULL, 0),
+                    ECO_ERR_MISMATCH);
+    planted_free(w, t, 2);
+
+    /* in agreement: what the sender sent before it left is read, its
+     * later call's message behind it waits; a sender still in the call
+     * (or not yet in it) is waited for */
+    w = planted_world(2, t);
+    CU_ASSERT_EQUAL(planted_begin(t[0], 0, &sig_sum), ECO_OK);
+    CU_ASSERT_EQUAL(t[0]->try_recv(t[0], 1, tag_of_call(0), &x, 1, PVM_INT, NULL, 0),
+                    ECOI_AGAIN);
+    CU_ASSERT_EQUAL(planted_begin(t[1], 0, &sig_sum), ECO_OK);
+    CU_ASSERT_EQUAL(t[0]->try_recv(t[0], 1, tag_of_call(0), &x, 1, PVM_INT, NULL, 0),
+                    ECOI_AGAIN);
+    CU_ASSERT_EQUAL(t[1]->send(t[1], 0, tag_of_call(0), &x, 1, PVM_INT), ECO_OK);
+    CU_ASSERT_EQUAL(t[1]->send(t[1], 0, tag_of_call(0) + 1, &x, 1, PVM_INT), ECO_OK);
+    planted_end(t[1]);
+    CU_ASSERT_EQUAL(planted_begin(t[1], 1, &sig_barrier), ECO_OK);
+    CU_ASSERT_EQUAL(t[1]->send(t[1], 0, tag_of_call(1), NULL, 0, PVM_BYTE), ECO_OK);
+    CU_ASSERT_EQUAL(t[0]->recv(t[0], 1, tag_of_call(0) + 1, &x, 1, PVM_INT, NULL, 0),
+                    ECO_OK);
+    CU_ASSERT_EQUAL(t[0]->recv(t[0], 1, tag_of_call(0), &x, 1, PVM_INT, NULL, 0), ECO_OK);
+    planted_end(t[0]);
+    CU_ASSERT_EQUAL(planted_begin(t[0], 1, &sig_barrier), ECO_OK);
+    CU_ASSERT_EQUAL(t[0]->recv(t[0], 1, tag_of_call(1), NULL, 0, PVM_BYTE, NULL, 0), ECO_OK);
+    planted_end(t[0]);
+    planted_end(t[1]);
+    planted_free(w, t, 2);
+}
+
+/* ------------------------------------------------------------------ */
 /* alltoallv's block checks, sorted, against every pair                */
 /* ------------------------------------------------------------------ */
 
@@ -1619,6 +1738,7 @@ static const eco_unit_test tests[] = {
     { "nonblocking calls on two contexts, waited in opposite orders", test_two_contexts },
     { "a member dies mid-collective", test_member_dies },
     { "members that disagree all fail", test_disagreement },
+    { "planted: the member waited on left the call", test_planted_left_call },
     { "a member out of memory before the call: all fail", test_nomem_before_begin },
     { "alltoallv's block checks, sorted, against every pair", test_two_layouts },
     { "the simulated transport: exact data, deterministic", test_simulated },
