@@ -295,6 +295,8 @@ void ecoi_ctx_fail(eco_ctx *c, int status)
 
 int ecoi_end(eco_ctx *c, int status)
 {
+    if (status == ECO_OK && c->tp->active && c->tp->finish)
+        status = c->tp->finish(c->tp);
     ecoi_ctx_fail(c, status);
     c->tp->active = 0;
     c->tp->leave(c->tp);

@@ -103,6 +103,13 @@ struct ecoi_transport {
      * sent with its abort (ECO_ERR_PEER, ECO_ERR_MISMATCH, ...), else ECO_OK.  Reads the exit notices that have
      * arrived, so that a send to a member known to be gone fails. */
     int (*poll)(ecoi_transport *t);
+    /* Optional: at the end of a call that went well, before it returns:
+     * ECO_ERR_MISMATCH when a message of this call or of one of the
+     * ECOI_STALE_CALLS before it is still unread here (in agreement a
+     * call ends only when it has read every message it was sent), else
+     * ECO_OK.  A message that comes after the call's last look is found
+     * by the next call's. */
+    int (*finish)(ecoi_transport *t);
     /* Tell peers that this member gave up, with the error it returns. */
     void (*abort)(ecoi_transport *t, const int *peers, int npeers, int status);
     void (*destroy)(ecoi_transport *t);
@@ -423,6 +430,15 @@ static inline int ecoi_next_tag(eco_ctx *c)
 static inline int ecoi_tag_diff(int a, int b)
 {
     return (int)(((unsigned)a - (unsigned)b) << 8) >> 8;
+}
+
+/* 1 when tag is of one of the ECOI_STALE_CALLS calls before the call
+ * whose first tag is call_tag, or (this_too) of that call itself. */
+static inline int ecoi_tag_stale(int tag, int call_tag, int this_too)
+{
+    int d = ecoi_tag_diff(tag, call_tag);
+
+    return d >= -ECOI_STALE_CALLS * ECOI_CALL_TAGS && d < (this_too ? ECOI_CALL_TAGS : 0);
 }
 
 /* Keep in *last the latest tag sent to a member (0: none yet).  Sends to

@@ -89,11 +89,15 @@ static int begin(eco_request *r)
     return tp->poll(tp);
 }
 
-/* Done (status), off the queue; a failure breaks the context. */
+/* Done (status), off the queue; a failure breaks the context.  A call
+ * that went well still fails when a message it was sent is left unread
+ * (the transport's finish). */
 static void end(eco_request *r, int status)
 {
     eco_ctx *c = r->ctx;
 
+    if (status == ECO_OK && r->begun && c->tp->finish)
+        status = c->tp->finish(c->tp);
     if (status != ECO_OK)
         ecoi_ctx_fail(c, status);
     if (r->begun)
