@@ -1399,6 +1399,27 @@ static int loads_flood(const pm *p, const loads *l)
 static double round_time(const pm *p, loads *l, const int *from, const int *to,
                          const double *len, int k, int combine);
 
+/* The worse of what the k streams from[i] -> to[i] of len[i] bytes, sent
+ * at once, do: need more than a link queues (loads_add_window,
+ * loads_over_queue), or flood a link (loads_add_rate, loads_flood),
+ * which counts as flood_grade (ECOI_OVER_FLOOD, or ECOI_OVER_QUEUE where
+ * the flooded sender has nothing else to send meanwhile).  Clears l
+ * first, and leaves it holding the rates. */
+static int streams_over(const pm *p, loads *l, const int *from, const int *to,
+                        const double *len, int k, int flood_grade)
+{
+    int over;
+
+    loads_clear(p, l);
+    for (int i = 0; i < k; i++)
+        loads_add_window(p, l, from[i], to[i], len[i]);
+    over = loads_over_queue(p, l);
+    loads_clear(p, l);
+    for (int i = 0; i < k; i++)
+        loads_add_rate(p, l, from[i], to[i], len[i]);
+    return imax(over, loads_flood(p, l) ? flood_grade : ECOI_OVER_NONE);
+}
+
 /* The leaders' exchange of all-to-all aggregated: leader i sends leader
  * j the blocks of i's subnet's members for j's. */
 #define A2A_LEN(i, j) (bytes * forest->subtree[leaders[i]] * forest->subtree[leaders[j]])
@@ -1426,21 +1447,13 @@ static double a2a_rounds(const pm *p, const eco_tree *forest, const int *leaders
             len[i] = A2A_LEN(i, (i + k) % S);
         }
         tm += round_time(p, l, from, to, len, S, 0);
-        loads_clear(p, l);
-        for (int i = 0; i < S; i++)
-            loads_add_window(p, l, from[i], to[i], len[i]);
-        *over = imax(*over, loads_over_queue(p, l));
         /* a round that floods a link waits for its stream's recovery,
          * with nothing else to send meanwhile (at once, the others' go
          * on): as over as a queue too short.  multilevel.topo, where
          * every stream between the sites floods the 5 Mbit/s link, at
          * 131,072 bytes: in rounds 4107-4113 ms, at once 3800-3821
          * (both predicted 3567) */
-        loads_clear(p, l);
-        for (int i = 0; i < S; i++)
-            loads_add_rate(p, l, from[i], to[i], len[i]);
-        if (loads_flood(p, l))
-            *over = ECOI_OVER_QUEUE;
+        *over = imax(*over, streams_over(p, l, from, to, len, S, ECOI_OVER_QUEUE));
     }
     free(from);
     free(len);
@@ -1463,8 +1476,14 @@ static double a2a_rounds(const pm *p, const eco_tree *forest, const int *leaders
 static double a2a_at_once(const pm *p, const eco_tree *forest, const int *leaders, int S,
                           double bytes, loads *l, int *over)
 {
-    double lat = 0.0, tm;
+    int *from = malloc(4 * (size_t)S * sizeof *from);
+    double *len = malloc(2 * (size_t)S * sizeof *len), lat = 0.0, tm;
 
+    if (!from || !len) {
+        free(from);
+        free(len);
+        return INFINITY;
+    }
     loads_clear(p, l);
     for (int i = 0; i < S; i++)
         for (int j = 0; j < S; j++)
@@ -1475,23 +1494,17 @@ static double a2a_at_once(const pm *p, const eco_tree *forest, const int *leader
     tm = lat + loads_max(p, l);
     for (int k = 1; k < S; k++) {
         const int last = k > 1 ? k - 1 : k;     /* k = 1: the first alone */
-        loads_clear(p, l);
-        for (int i = 0; i < S; i++) {
-            loads_add_window(p, l, leaders[i], leaders[(i + k) % S], A2A_LEN(i, (i + k) % S));
-            if (last != k)
-                loads_add_window(p, l, leaders[i], leaders[(i + last) % S],
-                                 A2A_LEN(i, (i + last) % S));
-        }
-        *over = imax(*over, loads_over_queue(p, l));
-        loads_clear(p, l);
-        for (int i = 0; i < S; i++) {
-            loads_add_rate(p, l, leaders[i], leaders[(i + k) % S], A2A_LEN(i, (i + k) % S));
-            if (last != k)
-                loads_add_rate(p, l, leaders[i], leaders[(i + last) % S],
-                               A2A_LEN(i, (i + last) % S));
-        }
-        *over = imax(*over, loads_flood(p, l));
+        int *to = from + 2 * S, m = 0;
+        for (int i = 0; i < S; i++)     /* k ahead, then the one before's tail */
+            for (int d = k; d >= last; d--) {
+                from[m] = leaders[i];
+                to[m] = leaders[(i + d) % S];
+                len[m++] = A2A_LEN(i, (i + d) % S);
+            }
+        *over = imax(*over, streams_over(p, l, from, to, len, m, ECOI_OVER_FLOOD));
     }
+    free(from);
+    free(len);
     return tm;
 }
 
