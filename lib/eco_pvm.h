@@ -13,7 +13,8 @@
 #define ECOI_TAG_EXIT 0x46000001   /* PVM's exit notice of a watched task */
 #define ECOI_TAG_ABORT 0x46000002  /* a member gave up: (instance, status) */
 #define ECOI_TAG_ACK 0x46000003    /* flow control: (instance, epoch) */
-#define ECOI_TAG_WAIT 0x46000004   /* "I wait for you": (instance, call, sig) */
+#define ECOI_TAG_WAIT 0x46000004   /* "I wait for you": (instance, call, tag,
+                                    * sig, messages taken from you) */
 #define ECOI_TAG_FLUSH 0x46000005  /* "tell me when you read these": (instance,
                                     * epoch, messages of the open epoch) */
 #define ECOI_TAG_FLUSHED 0x46000006 /* "read": (instance, 0) */

@@ -23,7 +23,14 @@
  * member it waits for its call (first tag) and signature (WAIT); that member,
  * when it is in the same call with another signature, fails with
  * ECO_ERR_MISMATCH (members that disagree on a root can each wait on
- * another: nothing they send reveals it).
+ * another: nothing they send reveals it), and so does one that has left
+ * the call when it never sent that tag, or when the waiting member has
+ * taken every message it sent it (the WAIT says how many: fewer segments
+ * than expected).  PVM keeps one sender's messages in order, so a message
+ * of a later call from the member waited on, come before the awaited
+ * one, says the same at the waiting end.  A message of an earlier call,
+ * or of this one left unread at its end, is a disagreement too: looked
+ * for when a call starts, while it waits and when it ends.
  *
  * Control plane: exit notices, aborts and acknowledgements travel in one
  * fixed context for the whole process (ECOI_CTRL_CONTEXT), each abort and
@@ -150,6 +157,8 @@ typedef struct pvm_tp {
     flow *out, *in;             /* [n] towards / from each member */
     unsigned *acked;            /* [n] epochs each member acknowledged */
     int *last_sent;             /* [n] the latest tag sent to each, or 0 */
+    unsigned *sent_msgs;        /* [n] messages sent to each */
+    unsigned *taken;            /* [n] messages from each taken off PVM's queue */
     stashed *stash;             /* in arrival order */
     struct pvm_tp *next_live;
     int last_pvm;               /* eco_last_pvm_error: the last failed PVM status */
@@ -386,6 +395,7 @@ typedef struct ctrl_msg {
     int value;
     ecoi_sig sig;               /* WAIT: the waiting member's signature */
     int tag_waited;             /* WAIT: the tag it waits for */
+    unsigned taken;             /* WAIT: the messages it took from me */
     unsigned msgs;              /* FLUSH: messages of the open epoch */
 } ctrl_msg;
 
@@ -455,10 +465,12 @@ static void apply(pvm_tp *p, const ctrl_msg *m)
         if (d == 0 && p->base.active)
             p->mismatch |= !ecoi_sig_equal(&m->sig, s);
         else if (d >= 0)
-            /* Done with that call: if I never sent it that tag, it waits
-             * for a message I will never send. */
+            /* Done with that call: if I never sent it that tag, or it has
+             * taken every message I sent it (none is on its way), it
+             * waits for a message I will never send. */
             p->mismatch |= !p->last_sent[r] ||
-                           ecoi_tag_diff(p->last_sent[r], m->tag_waited) < 0;
+                           ecoi_tag_diff(p->last_sent[r], m->tag_waited) < 0 ||
+                           p->sent_msgs[r] == m->taken;
     } else if (m->tag == ECOI_TAG_ACK) {
         if ((unsigned)m->value > p->acked[r])
             p->acked[r] = (unsigned)m->value;
@@ -486,7 +498,7 @@ static void apply(pvm_tp *p, const ctrl_msg *m)
 /* One control message, the active receive buffer. */
 static void dispatch(int bid)
 {
-    int bytes, body[2], wait[1 + ECOI_SIG_INTS];
+    int bytes, body[2], wait[2 + ECOI_SIG_INTS];
     ctrl_msg m = { 0 };
     pvm_tp *p;
 
@@ -505,13 +517,14 @@ static void dispatch(int bid)
     if ((m.tag != ECOI_TAG_ABORT && m.tag != ECOI_TAG_ACK && m.tag != ECOI_TAG_WAIT &&
          m.tag != ECOI_TAG_FLUSH && m.tag != ECOI_TAG_FLUSHED) ||
         pvm_upkint(body, 2, 1) < 0 ||
-        (m.tag == ECOI_TAG_WAIT && pvm_upkint(wait, 1 + ECOI_SIG_INTS, 1) < 0) ||
+        (m.tag == ECOI_TAG_WAIT && pvm_upkint(wait, 2 + ECOI_SIG_INTS, 1) < 0) ||
         ((m.tag == ECOI_TAG_FLUSH || m.tag == ECOI_TAG_FLUSHED) &&
          pvm_upkint(wait, 1, 1) < 0))
         return;
     if (m.tag == ECOI_TAG_WAIT) {
         m.tag_waited = wait[0];
         m.sig = sig_of_ints(wait + 1);
+        m.taken = (unsigned)wait[1 + ECOI_SIG_INTS];
     }
     if (m.tag == ECOI_TAG_FLUSH || m.tag == ECOI_TAG_FLUSHED)
         m.msgs = (unsigned)wait[0];
@@ -790,6 +803,7 @@ static int tp_send(ecoi_transport *t, int dest, int tag, const void *buf,
     if (rc == ECO_OK) {
         flow_count(&p->out[dest], count * ecoi_type_size(datatype));
         ecoi_note_sent(&p->last_sent[dest], tag);
+        p->sent_msgs[dest]++;
     }
     return rc;
 }
@@ -825,47 +839,117 @@ static int unstash(pvm_tp *p, int src, int tag, int *count)
     return 0;
 }
 
+/* The active receive buffer b, a message (r, tag) of this call taken
+ * while waiting for another: to the stash, its header read, for its own
+ * receive; one whose signature differs from ours is a mismatch. */
+static int stash_active(pvm_tp *p, int r, int tag, int b)
+{
+    stashed *s, **tail = &p->stash;
+    int count;
+
+    if (check_header(p, &count) != ECO_OK) {
+        pvm_freebuf(b);
+        return ECO_ERR_MISMATCH;
+    }
+    pvm_setrbuf(0);     /* keep it: the next receive would free it */
+    if (!(s = malloc(sizeof *s))) {
+        pvm_freebuf(b);
+        return ECO_ERR_NOMEM;
+    }
+    s->src = r;
+    s->tag = tag;
+    s->bid = b;
+    s->count = count;
+    s->next = NULL;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = s;
+    return ECO_OK;
+}
+
 /*
  * While waiting for (src, tag): look at the messages of the same call
  * that other members sent.  The one from src, if it is there, is returned
- * in *bid; one whose signature differs from ours is a mismatch; the
- * others go to the stash, their headers read, for their own receive.
+ * in *bid; the others go to the stash (stash_active).
  */
 static int peek(pvm_tp *p, int src, int tag, int *bid)
 {
-    int b, bytes, mtag, mtid, r, count;
+    int b, bytes, mtag, mtid, r, rc;
 
     *bid = 0;
     while ((b = pvm_nrecv(-1, tag)) > 0) {
-        stashed *s;
         if (pvm_bufinfo(b, &bytes, &mtag, &mtid) < 0 || (r = rank_of(p, mtid)) < 0) {
             pvm_freebuf(b);
             continue;
         }
+        p->taken[r]++;
         if (r == src) {
             *bid = b;
             return ECO_OK;
         }
-        if (check_header(p, &count) != ECO_OK) {
+        if ((rc = stash_active(p, r, tag, b)) != ECO_OK)
+            return rc;
+    }
+    return ECO_OK;
+}
+
+/*
+ * While waiting for (src, tag): take every other message from src that
+ * has come.  PVM keeps one sender's messages in order, and a member sends
+ * nothing of a call before it has left the calls before, so one of a
+ * later call says that src left this one without sending (src, tag): a
+ * mismatch, as is one of an earlier call (src sent what nobody read).
+ * Those of this call go to the stash; (src, tag) itself, if it comes
+ * meanwhile, is returned in *bid.
+ */
+static int from_src(pvm_tp *p, int src, int tag, int *bid)
+{
+    int b, bytes, mtag, mtid, rc;
+
+    *bid = 0;
+    while ((b = pvm_nrecv(p->tids[src], -1)) > 0) {
+        int d;
+        p->taken[src]++;
+        if (pvm_bufinfo(b, &bytes, &mtag, &mtid) < 0) {
+            pvm_freebuf(b);
+            continue;
+        }
+        if (mtag == tag) {
+            *bid = b;
+            return ECO_OK;
+        }
+        d = ecoi_tag_diff(mtag, p->base.call_tag);
+        if (d < 0 || d >= ECOI_CALL_TAGS) {
             pvm_freebuf(b);
             return ECO_ERR_MISMATCH;
         }
-        pvm_setrbuf(0);     /* keep it: the next receive would free it */
-        if (!(s = malloc(sizeof *s))) {
-            pvm_freebuf(b);
-            return ECO_ERR_NOMEM;
-        }
-        s->src = r;
-        s->tag = tag;
-        s->bid = b;
-        s->count = count;
-        s->next = NULL;
-        stashed **tail = &p->stash;
-        while (*tail)
-            tail = &(*tail)->next;
-        *tail = s;
+        if ((rc = stash_active(p, src, mtag, b)) != ECO_OK)
+            return rc;
     }
     return ECO_OK;
+}
+
+/* 1 when a message of one of the ECOI_STALE_CALLS calls before this one,
+ * or (this_too) of this one, is still unread here: in PVM's queue or in
+ * the stash.  In agreement a call ends only when it has read every
+ * message it was sent. */
+static int unread_stale(pvm_tp *p, int this_too)
+{
+    const int call = p->base.call_tag;
+
+    for (const stashed *s = p->stash; s; s = s->next)
+        if (ecoi_tag_stale(s->tag, call, this_too))
+            return 1;
+    /* k tags before the call's first (k <= 0: its own), none before the
+     * context's first call */
+    for (int k = this_too ? 1 - ECOI_CALL_TAGS : 1; k <= ECOI_STALE_CALLS * ECOI_CALL_TAGS;
+         k++) {
+        int tag = ECOI_TAG_BASE | ((call - k) & ECOI_TAG_MASK);
+        if ((k <= 0 || ((unsigned)call & ECOI_TAG_MASK) >= (unsigned)k) &&
+            pvm_probe(-1, tag) > 0)
+            return 1;
+    }
+    return 0;
 }
 
 /* Wait for the message (src, tag); fail when src exits or gives up, or
@@ -886,6 +970,7 @@ static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr, int *c
         int b = pvm_trecv(p->tids[src], tag, &tv);
 
         if (b > 0) {
+            p->taken[src]++;
             *bid = b;
             return ECO_OK;
         }
@@ -894,15 +979,17 @@ static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr, int *c
         pump(0);
         if (p->aborted[src])
             return p->aborted[src];
-        if (p->mismatch)
+        if (p->mismatch || unread_stale(p, 0))
             return ECO_ERR_MISMATCH;
-        if ((rc = peek(p, src, tag, bid)) != ECO_OK || *bid > 0)
+        if ((rc = peek(p, src, tag, bid)) != ECO_OK || *bid > 0 ||
+            (rc = from_src(p, src, tag, bid)) != ECO_OK || *bid > 0)
             return rc;
         if (++slices % ECOI_ASK_SLICES == 0 && !p->dead[src]) {
-            int w[1 + ECOI_SIG_INTS] = { tag };
+            int w[2 + ECOI_SIG_INTS] = { tag };
             sig_to_ints(&p->base.sig, w + 1);
+            w[1 + ECOI_SIG_INTS] = (int)p->taken[src];
             send_ctrl_n(p->tids[src], ECOI_TAG_WAIT, p->instance, p->base.call_tag,
-                        w, 1 + ECOI_SIG_INTS);
+                        w, 2 + ECOI_SIG_INTS);
         }
         /* Gone: a message it sent before it left may still be on its
          * way, behind the exit notice. */
@@ -929,6 +1016,7 @@ static int deliver(pvm_tp *p, int src, int tag, int bid, int read_hdr, int their
         if (rc == ECO_OK) {
             flow_count(&p->out[fwd[i]], payload);
             ecoi_note_sent(&p->last_sent[fwd[i]], tag);
+            p->sent_msgs[fwd[i]]++;
         }
     }
     pvm_setrbuf(bid);
@@ -988,6 +1076,8 @@ static int tp_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t co
         bid = pvm_nrecv(p->tids[src], tag);
         if (bid < 0)
             return tp_pvm_error(p, bid);
+        if (bid > 0)
+            p->taken[src]++;
     }
     if (bid == 0) {
         pump(0);
@@ -995,7 +1085,8 @@ static int tp_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t co
             return p->aborted[src];
         if (p->mismatch)
             return ECO_ERR_MISMATCH;
-        if ((rc = peek(p, src, tag, &bid)) != ECO_OK)
+        if ((rc = peek(p, src, tag, &bid)) != ECO_OK ||
+            (bid == 0 && (rc = from_src(p, src, tag, &bid)) != ECO_OK))
             return rc;
     }
     if (bid == 0) {
@@ -1018,12 +1109,20 @@ static int tp_poll(ecoi_transport *t)
     pvm_tp *p = (pvm_tp *)t;
 
     pump(0);
-    for (int k = 1; k <= ECOI_STALE_CALLS * ECOI_CALL_TAGS; k++) {
-        int old = ECOI_TAG_BASE | ((t->call_tag - k) & ECOI_TAG_MASK);
-        if (ecoi_tag_diff(t->call_tag, ECOI_TAG_BASE) >= k && pvm_probe(-1, old) > 0)
-            p->mismatch = 1;
-    }
+    if (unread_stale(p, 0))
+        p->mismatch = 1;
     return p->any_abort ? p->any_abort : p->mismatch ? ECO_ERR_MISMATCH : ECO_OK;
+}
+
+/* At the end of a call that went well: nothing of it, or of the calls
+ * before it, is left unread here. */
+static int tp_finish(ecoi_transport *t)
+{
+    pvm_tp *p = (pvm_tp *)t;
+
+    if (unread_stale(p, 1))
+        p->mismatch = 1;
+    return p->mismatch ? ECO_ERR_MISMATCH : ECO_OK;
 }
 
 static void tp_abort(ecoi_transport *t, const int *peers, int npeers, int status)
@@ -1068,6 +1167,8 @@ static void tp_destroy(ecoi_transport *t)
     free(p->in);
     free(p->acked);
     free(p->last_sent);
+    free(p->sent_msgs);
+    free(p->taken);
     free(p);
 }
 
@@ -1086,11 +1187,15 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
     p->in = calloc((size_t)n, sizeof *p->in);
     p->acked = calloc((size_t)n, sizeof *p->acked);
     p->last_sent = calloc((size_t)n, sizeof *p->last_sent);
+    p->sent_msgs = calloc((size_t)n, sizeof *p->sent_msgs);
+    p->taken = calloc((size_t)n, sizeof *p->taken);
     p->dead_seen = calloc((size_t)n, sizeof *p->dead_seen);
     if (!p->tids || !p->dead || !p->aborted || !p->out || !p->in || !p->acked ||
-        !p->last_sent || !p->dead_seen) {
+        !p->last_sent || !p->sent_msgs || !p->taken || !p->dead_seen) {
         free(p->dead_seen);
         free(p->last_sent);
+        free(p->sent_msgs);
+        free(p->taken);
         free(p->tids);
         free(p->dead);
         free(p->aborted);
@@ -1116,6 +1221,7 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
     p->base.recv = tp_recv;
     p->base.try_recv = tp_try_recv;
     p->base.poll = tp_poll;
+    p->base.finish = tp_finish;
     p->base.abort = tp_abort;
     p->base.destroy = tp_destroy;
     p->next_live = live;

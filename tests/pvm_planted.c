@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pvm_planted.c -- the PVM transport's rules for members that disagree,
+ * on planted orders between two tasks (tests/pvm_planted.test runs it in
+ * a private virtual machine).  The program spawns a copy of itself; the
+ * two make each case's calls through the library's internals (a call
+ * begun and ended by hand, one message sent or received by its tag),
+ * which no public call orders so exactly.  Each case is a context of its
+ * own; a member that hangs is a failure (alarm).  Prints a line per case
+ * and "N passed, N failed".
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <pvm3.h>
+#include "eco_coll.h"
+
+#define TAG_RESULT 0x4d000001
+#define TAG_TIDS 0x4d000002
+#define CASE_SECONDS 20     /* a member that waits longer hangs */
+
+enum { C_LEFT, C_FEWER, C_STALE, C_AGREE, NCASES };
+static const char *const names[NCASES] = {
+    "the member waited on left the call without sending, then sent a later call's message",
+    "fewer segments of a tag than the receiver expects, the sender then waiting elsewhere",
+    "a message that comes after its receiver started the next call",
+    "in agreement: segments sent late, the receiver asking meanwhile",
+};
+
+/* One case at member me of ctx: the first call's status and the next's. */
+static void run_case(eco_ctx *ctx, int k, int me, int *first, int *second)
+{
+    ecoi_transport *tp = ctx->tp;
+    int x = 7, rc;
+
+    switch (k) {
+    case C_LEFT:
+        /* member 1 (count+1, another tree) sends member 0 nothing, and
+         * then its barrier message: member 0 waits on it */
+        rc = ecoi_begin(ctx, ECOI_KIND_REDUCE, me == 1 ? 3001 : 3000, PVM_INT, ECO_SUM, 0);
+        if (rc == ECO_OK && me == 0)
+            rc = tp->recv(tp, 1, tp->call_tag, &x, 1, PVM_INT, NULL, 0);
+        *first = ecoi_end(ctx, rc);
+        *second = eco_barrier(ctx);
+        break;
+    case C_FEWER:
+        /* one signature, but member 1 sends one segment where member 0
+         * takes two; then member 1 waits on member 0, sending nothing */
+        rc = ecoi_begin(ctx, ECOI_KIND_REDUCE, 3000, PVM_INT, ECO_SUM, 0);
+        if (rc == ECO_OK && me == 1)
+            rc = tp->send(tp, 0, tp->call_tag, &x, 1, PVM_INT);
+        for (int i = 0; i < 2 && rc == ECO_OK && me == 0; i++)
+            rc = tp->recv(tp, 1, tp->call_tag, &x, 1, PVM_INT, NULL, 0);
+        *first = ecoi_end(ctx, rc);
+        *second = eco_bcast(ctx, &x, 1, PVM_INT, 0);
+        break;
+    case C_STALE:
+        /* member 1 (root 1 in its view) sends member 0 (root 0 in its
+         * own, expecting nothing) its block once member 0 has started
+         * the barrier */
+        rc = ecoi_begin(ctx, ECOI_KIND_GATHER, 1, PVM_INT, NULL, me);
+        if (rc == ECO_OK && me == 1) {
+            usleep(300000);
+            rc = tp->send(tp, 0, tp->call_tag, &x, 1, PVM_INT);
+        }
+        *first = ecoi_end(ctx, rc);
+        *second = eco_barrier(ctx);
+        break;
+    default:
+        /* member 1 sends its two segments after member 0 has asked it
+         * (WAIT) twice, in the call with the same signature */
+        rc = ecoi_begin(ctx, ECOI_KIND_REDUCE, 3000, PVM_INT, ECO_SUM, 0);
+        if (rc == ECO_OK && me == 1) {
+            usleep(1200000);
+            rc = tp->send(tp, 0, tp->call_tag, &x, 1, PVM_INT);
+            if (rc == ECO_OK)
+                rc = tp->send(tp, 0, tp->call_tag, &x, 1, PVM_INT);
+        }
+        for (int i = 0; i < 2 && rc == ECO_OK && me == 0; i++)
+            rc = tp->recv(tp, 1, tp->call_tag, &x, 1, PVM_INT, NULL, 0);
+        *first = ecoi_end(ctx, rc);
+        *second = eco_barrier(ctx);
+        break;
+    }
+}
+
+static void hung(int sig)
+{
+    static const char msg[] = "FAIL: a member waited past its alarm (a hang)\n";
+
+    (void)sig;
+    if (write(1, msg, sizeof msg - 1) < 0)
+        _exit(2);
+    _exit(2);
+}
+
+/* Member 0's verdict on case k from both members' statuses. */
+static int case_ok(int k, const int *r0, const int *r1)
+{
+    switch (k) {
+    case C_LEFT:
+    case C_FEWER:
+        /* member 0 fails in the call, member 1 in the next, by its abort
+         * (C_FEWER: or by the WAIT that told member 1) */
+        return r0[0] == ECO_ERR_MISMATCH && r1[1] == ECO_ERR_MISMATCH;
+    case C_STALE:
+        /* member 0's barrier does not go well; member 1 may have left it
+         * before member 0 looked: over PVM no member sees another's queue */
+        return r0[0] == ECO_OK && r0[1] == ECO_ERR_MISMATCH;
+    default:
+        return r0[0] == ECO_OK && r0[1] == ECO_OK && r1[0] == ECO_OK && r1[1] == ECO_OK;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int tids[2], parent, me, passed = 0, failed = 0;
+
+    (void)argc;
+    signal(SIGALRM, hung);
+    eco_set_log_level(ECO_LOG_ERROR);   /* no subnet file: said once per context */
+    if (pvm_mytid() < 0) {
+        fprintf(stderr, "pvm_planted: no pvmd\n");
+        return 1;
+    }
+    parent = pvm_parent();
+    if (parent == PvmNoParent || parent == PvmParentNotSet) {
+        char path[4096], *args[] = { NULL };
+        tids[0] = pvm_mytid();
+        pvm_catchout(stderr);
+        if (!realpath(argv[0], path) ||
+            pvm_spawn(path, args, PvmTaskDefault, "", 1, &tids[1]) != 1) {
+            fprintf(stderr, "pvm_planted: cannot spawn %s\n", argv[0]);
+            pvm_exit();
+            return 1;
+        }
+        pvm_initsend(PvmDataDefault);
+        pvm_pkint(tids, 2, 1);
+        pvm_send(tids[1], TAG_TIDS);
+    } else {
+        pvm_recv(parent, TAG_TIDS);
+        pvm_upkint(tids, 2, 1);
+    }
+    me = tids[1] == pvm_mytid();
+    for (int k = 0; k < NCASES; k++) {
+        eco_ctx *ctx = NULL;
+        int r[2] = { ECO_OK, ECO_OK }, r1[2];
+        int rc = eco_init(NULL, 2, tids, &ctx);
+
+        alarm(CASE_SECONDS);
+        if (rc == ECO_OK && (rc = eco_barrier(ctx)) == ECO_OK)
+            run_case(ctx, k, me, &r[0], &r[1]);
+        else
+            r[0] = r[1] = rc;
+        eco_finalize(ctx);
+        alarm(0);
+        if (me == 1) {
+            pvm_initsend(PvmDataDefault);
+            pvm_pkint(r, 2, 1);
+            pvm_send(tids[0], TAG_RESULT);
+            continue;
+        }
+        struct timeval tv = { 2 * CASE_SECONDS, 0 };
+        if (pvm_trecv(tids[1], TAG_RESULT, &tv) <= 0) {
+            printf("FAIL: %s: no word from member 1\n", names[k]);
+            failed++;
+            break;
+        }
+        pvm_upkint(r1, 2, 1);
+        if (case_ok(k, r, r1)) {
+            passed++;
+            printf("ok: %s\n", names[k]);
+        } else {
+            failed++;
+            printf("FAIL: %s: member 0 returned %d, then %d; member 1 %d, then %d\n", names[k],
+                   r[0], r[1], r1[0], r1[1]);
+        }
+    }
+    if (me == 0)
+        printf("%d passed, %d failed\n", passed, failed);
+    pvm_exit();
+    return me == 0 && (failed || passed != NCASES);
+}
