@@ -117,10 +117,11 @@ static ecoi_sig sig_of_ints(const int *v)
     return s;
 }
 
-/* A message of the current call from another member, taken out of PVM's
- * queue (its header read) while waiting for someone else. */
+/* A message taken out of PVM's queue while waiting for another: of the
+ * current call (its header read), or of a later one (not read yet). */
 typedef struct stashed {
     int src, tag, bid;
+    int hdr_read;               /* its header was read and agreed */
     int count;                  /* the elements its header announced */
     struct stashed *next;
 } stashed;
@@ -825,12 +826,13 @@ static int check_header(const pvm_tp *p, int *count)
 
 /* The first stashed message (src, tag), taken off the stash (*count the
  * elements its header announced); 0 if none. */
-static int unstash(pvm_tp *p, int src, int tag, int *count)
+static int unstash(pvm_tp *p, int src, int tag, int *read_hdr, int *count)
 {
     for (stashed **pp = &p->stash; *pp; pp = &(*pp)->next)
         if ((*pp)->src == src && (*pp)->tag == tag) {
             stashed *s = *pp;
             int bid = s->bid;
+            *read_hdr = s->hdr_read;
             *count = s->count;
             *pp = s->next;
             free(s);
@@ -839,15 +841,16 @@ static int unstash(pvm_tp *p, int src, int tag, int *count)
     return 0;
 }
 
-/* The active receive buffer b, a message (r, tag) of this call taken
- * while waiting for another: to the stash, its header read, for its own
- * receive; one whose signature differs from ours is a mismatch. */
-static int stash_active(pvm_tp *p, int r, int tag, int b)
+/* The active receive buffer b, a message (r, tag) taken while waiting
+ * for another: to the stash for its own receive.  One of this call
+ * (check) has its header read: a signature other than ours is a
+ * mismatch. */
+static int stash_active(pvm_tp *p, int r, int tag, int b, int check)
 {
     stashed *s, **tail = &p->stash;
-    int count;
+    int count = -1;
 
-    if (check_header(p, &count) != ECO_OK) {
+    if (check && check_header(p, &count) != ECO_OK) {
         pvm_freebuf(b);
         return ECO_ERR_MISMATCH;
     }
@@ -859,6 +862,7 @@ static int stash_active(pvm_tp *p, int r, int tag, int b)
     s->src = r;
     s->tag = tag;
     s->bid = b;
+    s->hdr_read = check;
     s->count = count;
     s->next = NULL;
     while (*tail)
@@ -867,66 +871,96 @@ static int stash_active(pvm_tp *p, int r, int tag, int b)
     return ECO_OK;
 }
 
-/*
- * While waiting for (src, tag): look at the messages of the same call
- * that other members sent.  The one from src, if it is there, is returned
- * in *bid; the others go to the stash (stash_active).
- */
-static int peek(pvm_tp *p, int src, int tag, int *bid)
+/* What match_sweep looks for: set by sweep around its receives. */
+static int sweep_ctx, sweep_tag, sweep_tid;
+
+/* A matcher for pvm_recvf: a message of the library's context with the
+ * tag waited for, from anyone, or from the member waited on, any tag. */
+static int match_sweep(int mid, int tid, int tag)
 {
-    int b, bytes, mtag, mtid, r, rc;
+    struct pvmminfo mi;
+
+    (void)tid;
+    (void)tag;
+    if (pvm_getminfo(mid, &mi) < 0 || mi.ctx != sweep_ctx)
+        return 0;
+    return mi.tag == sweep_tag || mi.src == sweep_tid;
+}
+
+/* pvm3.h declares pvm_recvf's result with the wrong type: it is the
+ * matcher it replaced. */
+static int (*set_matcher(int (*m)(int, int, int)))(int, int, int)
+{
+    return (int (*)(int, int, int))(void (*)(void))pvm_recvf(m);
+}
+
+/*
+ * While waiting for (src, tag): take what has come of it.
+ *  - (src, tag) itself is returned in *bid.
+ *  - The same tag from another member goes to the stash (stash_active),
+ *    its header read.
+ *  - Another tag from src: of this call, to the stash too; of an earlier
+ *    call, a mismatch (src sent what nobody read here: a call ends only
+ *    when it has read all it was sent); of a later call, to the stash
+ *    unread, for that call.  That one does not prove that src left this
+ *    call without sending (src, tag): PVM keeps a pair's messages in order
+ *    only while their route stays (see compat/group.c), so it may have
+ *    overtaken it.  The WAIT's count settles that (apply).
+ * One receive under a matcher (match_sweep) a message, and one that finds
+ * none: a pass over the sockets each.
+ */
+static int sweep(pvm_tp *p, int src, int tag, int *bid)
+{
+    int (*old)(int, int, int);
+    int b, bytes, mtag, mtid, r, rc = ECO_OK;
 
     *bid = 0;
-    while ((b = pvm_nrecv(-1, tag)) > 0) {
+    sweep_ctx = p->pvmctx;
+    sweep_tag = tag;
+    sweep_tid = p->tids[src];
+    old = set_matcher(match_sweep);
+    while (rc == ECO_OK && (b = pvm_nrecv(-1, -1)) > 0) {
+        int d;
         if (pvm_bufinfo(b, &bytes, &mtag, &mtid) < 0 || (r = rank_of(p, mtid)) < 0) {
             pvm_freebuf(b);
             continue;
         }
         p->taken[r]++;
-        if (r == src) {
+        if (r == src && mtag == tag) {
             *bid = b;
-            return ECO_OK;
-        }
-        if ((rc = stash_active(p, r, tag, b)) != ECO_OK)
-            return rc;
-    }
-    return ECO_OK;
-}
-
-/*
- * While waiting for (src, tag): take every other message from src that
- * has come.  PVM keeps one sender's messages in order, and a member sends
- * nothing of a call before it has left the calls before, so one of a
- * later call says that src left this one without sending (src, tag): a
- * mismatch, as is one of an earlier call (src sent what nobody read).
- * Those of this call go to the stash; (src, tag) itself, if it comes
- * meanwhile, is returned in *bid.
- */
-static int from_src(pvm_tp *p, int src, int tag, int *bid)
-{
-    int b, bytes, mtag, mtid, rc;
-
-    *bid = 0;
-    while ((b = pvm_nrecv(p->tids[src], -1)) > 0) {
-        int d;
-        p->taken[src]++;
-        if (pvm_bufinfo(b, &bytes, &mtag, &mtid) < 0) {
-            pvm_freebuf(b);
-            continue;
-        }
-        if (mtag == tag) {
-            *bid = b;
-            return ECO_OK;
+            break;
         }
         d = ecoi_tag_diff(mtag, p->base.call_tag);
-        if (d < 0 || d >= ECOI_CALL_TAGS) {
+        if (d < 0) {
             pvm_freebuf(b);
-            return ECO_ERR_MISMATCH;
+            rc = ECO_ERR_MISMATCH;
+        } else {
+            rc = stash_active(p, r, mtag, b, d < ECOI_CALL_TAGS);
         }
-        if ((rc = stash_active(p, src, mtag, b)) != ECO_OK)
-            return rc;
     }
-    return ECO_OK;
+    set_matcher(old);
+    return rc;
+}
+
+/* What match_stale looks for: set by unread_stale around its probe. */
+static int stale_ctx, stale_call, stale_this_too;
+
+/* A matcher for pvm_recvf: a message of the library's context (stale_ctx)
+ * whose tag is of one of the calls unread_stale looks for, whoever sent
+ * it.  One probe then looks at PVM's whole queue, where a probe per tag
+ * cost a pass over the sockets each (11 at every call's end: a barrier of
+ * 8 tasks on 2 cores took twice as long). */
+static int match_stale(int mid, int tid, int tag)
+{
+    struct pvmminfo mi;
+
+    (void)tid;
+    (void)tag;
+    if (pvm_getminfo(mid, &mi) < 0 || mi.ctx != stale_ctx)
+        return 0;
+    if ((mi.tag & ~ECOI_TAG_MASK) != ECOI_TAG_BASE)
+        return 0;
+    return ecoi_tag_stale(mi.tag, stale_call, stale_this_too);
 }
 
 /* 1 when a message of one of the ECOI_STALE_CALLS calls before this one,
@@ -936,20 +970,19 @@ static int from_src(pvm_tp *p, int src, int tag, int *bid)
 static int unread_stale(pvm_tp *p, int this_too)
 {
     const int call = p->base.call_tag;
+    int (*old)(int, int, int);
+    int found;
 
     for (const stashed *s = p->stash; s; s = s->next)
         if (ecoi_tag_stale(s->tag, call, this_too))
             return 1;
-    /* k tags before the call's first (k <= 0: its own), none before the
-     * context's first call */
-    for (int k = this_too ? 1 - ECOI_CALL_TAGS : 1; k <= ECOI_STALE_CALLS * ECOI_CALL_TAGS;
-         k++) {
-        int tag = ECOI_TAG_BASE | ((call - k) & ECOI_TAG_MASK);
-        if ((k <= 0 || ((unsigned)call & ECOI_TAG_MASK) >= (unsigned)k) &&
-            pvm_probe(-1, tag) > 0)
-            return 1;
-    }
-    return 0;
+    stale_ctx = p->pvmctx;
+    stale_call = call;
+    stale_this_too = this_too;
+    old = set_matcher(match_stale);
+    found = pvm_probe(-1, -1) > 0;
+    set_matcher(old);
+    return found;
 }
 
 /* Wait for the message (src, tag); fail when src exits or gives up, or
@@ -961,10 +994,8 @@ static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr, int *c
     int grace = ECOI_EXIT_GRACE_SLICES, slices = 0, rc;
 
     *read_hdr = 0;
-    if ((*bid = unstash(p, src, tag, count)) > 0) {
-        *read_hdr = 1;
+    if ((*bid = unstash(p, src, tag, read_hdr, count)) > 0)
         return ECO_OK;
-    }
     for (;;) {
         struct timeval tv = { 0, ECOI_POLL_USEC };
         int b = pvm_trecv(p->tids[src], tag, &tv);
@@ -981,8 +1012,7 @@ static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr, int *c
             return p->aborted[src];
         if (p->mismatch || unread_stale(p, 0))
             return ECO_ERR_MISMATCH;
-        if ((rc = peek(p, src, tag, bid)) != ECO_OK || *bid > 0 ||
-            (rc = from_src(p, src, tag, bid)) != ECO_OK || *bid > 0)
+        if ((rc = sweep(p, src, tag, bid)) != ECO_OK || *bid > 0)
             return rc;
         if (++slices % ECOI_ASK_SLICES == 0 && !p->dead[src]) {
             int w[2 + ECOI_SIG_INTS] = { tag };
@@ -1067,17 +1097,14 @@ static int tp_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t co
                        int datatype, const int *fwd, int nfwd)
 {
     pvm_tp *p = (pvm_tp *)t;
-    int bid, read_hdr = 1, theirs = -1, rc;
+    int bid, read_hdr = 0, theirs = -1, rc;
 
     if (count > INT_MAX)
         return ECO_ERR_ARG;
-    if ((bid = unstash(p, src, tag, &theirs)) <= 0) {
+    if ((bid = unstash(p, src, tag, &read_hdr, &theirs)) <= 0) {
         read_hdr = 0;
-        bid = pvm_nrecv(p->tids[src], tag);
-        if (bid < 0)
-            return tp_pvm_error(p, bid);
-        if (bid > 0)
-            p->taken[src]++;
+        if ((rc = sweep(p, src, tag, &bid)) != ECO_OK)
+            return rc;
     }
     if (bid == 0) {
         pump(0);
@@ -1085,9 +1112,6 @@ static int tp_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t co
             return p->aborted[src];
         if (p->mismatch)
             return ECO_ERR_MISMATCH;
-        if ((rc = peek(p, src, tag, &bid)) != ECO_OK ||
-            (bid == 0 && (rc = from_src(p, src, tag, &bid)) != ECO_OK))
-            return rc;
     }
     if (bid == 0) {
         /* gone: its last message may still be behind the exit notice,

@@ -780,7 +780,9 @@ ecopvm_recvf_ret ECOPVM_API(pvm_recvf)(int (*match)(int, int, int))
 {
     ecopvm_match_fn old;
 
-    if (!ecopvm_on())
+    /* libeco's own (inside a collective the layer runs): PVM's, so that
+     * its next receive or probe, which goes straight to PVM's, uses it */
+    if (!ecopvm_on() || ecopvm.depth)
         return REAL(pvm_recvf)(match);
     /* The application's matcher runs inside the layer's. */
     old = app_matcher;
