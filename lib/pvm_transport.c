@@ -1103,7 +1103,12 @@ static int tp_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t co
         return ECO_ERR_ARG;
     if ((bid = unstash(p, src, tag, &read_hdr, &theirs)) <= 0) {
         read_hdr = 0;
-        if ((rc = sweep(p, src, tag, &bid)) != ECO_OK)
+        bid = pvm_nrecv(p->tids[src], tag);
+        if (bid < 0)
+            return tp_pvm_error(p, bid);
+        if (bid > 0)
+            p->taken[src]++;
+        else if ((rc = sweep(p, src, tag, &bid)) != ECO_OK)
             return rc;
     }
     if (bid == 0) {
