@@ -26,11 +26,15 @@
  * another: nothing they send reveals it), and so does one that has left
  * the call when it never sent that tag, or when the waiting member has
  * taken every message it sent it (the WAIT says how many: fewer segments
- * than expected).  PVM keeps one sender's messages in order, so a message
- * of a later call from the member waited on, come before the awaited
- * one, says the same at the waiting end.  A message of an earlier call,
- * or of this one left unread at its end, is a disagreement too: looked
- * for when a call starts, while it waits and when it ends.
+ * than expected; a later call's message that the waiting member took
+ * counts).  Such a message of a later call from the member waited on says
+ * it left the call, but PVM may deliver it before the awaited one when
+ * the pair's route changes (compat/group.c): the waiting member fails
+ * only if the awaited one has not come ECOI_MOVED_ON_SLICES later (the
+ * member waited on may be waiting outside the library, reading no WAIT).
+ * A message of an earlier call, or of this one left unread at its end,
+ * is a disagreement too: looked for when a call starts, while it waits
+ * and when it ends.
  *
  * Control plane: exit notices, aborts and acknowledgements travel in one
  * fixed context for the whole process (ECOI_CTRL_CONTEXT), each abort and
@@ -86,6 +90,11 @@
  * sent (a long one, still on a slow link).  40 slices: 2 s, 2.5 MB at
  * 10 Mbit/s. */
 #define ECOI_EXIT_GRACE_SLICES 40
+/* Slices a member waits for a message from one that has gone on to a
+ * later call (moved_on) before it fails: long enough for a message the
+ * later one overtook (PVM's daemons route it, a few MB at a slow link's
+ * rate), short enough for a program that waits outside the library: 10 s */
+#define ECOI_MOVED_ON_SLICES 200
 /* Slices a member waits before it tells the member it waits for. */
 #define ECOI_ASK_SLICES 10
 /* An epoch of flow control: ECOI_FLOW_MSGS (eco_coll.h) messages, or
@@ -148,6 +157,7 @@ typedef struct pvm_tp {
                                  * one PVM fragment (0: none copied) */
     unsigned instance;          /* names this context in control messages */
     int saved_ctx, saved_s, saved_r;
+    int (*saved_match)(int, int, int);  /* the program's pvm_recvf */
     sigset_t saved_mask;        /* the caller's signal mask */
     int pipe_pending;           /* SIGPIPE was pending on entry */
     unsigned char *dead;        /* [n] exit notice seen */
@@ -266,6 +276,13 @@ static void pipe_release(const sigset_t *saved, int was_pending)
     pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
+/* pvm3.h declares pvm_recvf's result with the wrong type: it is the
+ * matcher it replaced.  NULL: PVM's own. */
+static int (*set_matcher(int (*m)(int, int, int)))(int, int, int)
+{
+    return (int (*)(int, int, int))(void (*)(void))pvm_recvf(m);
+}
+
 static void tp_enter(ecoi_transport *t)
 {
     pvm_tp *p = (pvm_tp *)t;
@@ -274,6 +291,9 @@ static void tp_enter(ecoi_transport *t)
     p->saved_ctx = pvm_setcontext(p->pvmctx);
     p->saved_s = pvm_setsbuf(0);
     p->saved_r = pvm_setrbuf(0);
+    /* PVM's own matching for the library's receives, not one the
+     * program installed (that may ignore contexts) */
+    p->saved_match = set_matcher(NULL);
 }
 
 static void tp_leave(ecoi_transport *t)
@@ -286,6 +306,7 @@ static void tp_leave(ecoi_transport *t)
     pvm_setrbuf(p->saved_r > 0 ? p->saved_r : 0);
     pvm_setsbuf(p->saved_s > 0 ? p->saved_s : 0);
     pvm_setcontext(p->saved_ctx);
+    set_matcher(p->saved_match);
     pipe_release(&p->saved_mask, p->pipe_pending);
 }
 
@@ -562,6 +583,7 @@ static void claim_early(pvm_tp *p)
 static void pump(int wait)
 {
     int old = pvm_setcontext(ECOI_CTRL_CONTEXT), r = pvm_setrbuf(0), b;
+    int (*match)(int, int, int) = set_matcher(NULL);
     struct timeval tv = { 0, ECOI_POLL_USEC };
 
     b = wait ? pvm_trecv(-1, -1, &tv) : pvm_nrecv(-1, -1);
@@ -570,6 +592,7 @@ static void pump(int wait)
         pvm_freebuf(b);
         b = pvm_nrecv(-1, -1);
     }
+    set_matcher(match);
     pvm_setrbuf(r > 0 ? r : 0);
     pvm_setcontext(old);
 }
@@ -887,13 +910,6 @@ static int match_sweep(int mid, int tid, int tag)
     return mi.tag == sweep_tag || mi.src == sweep_tid;
 }
 
-/* pvm3.h declares pvm_recvf's result with the wrong type: it is the
- * matcher it replaced. */
-static int (*set_matcher(int (*m)(int, int, int)))(int, int, int)
-{
-    return (int (*)(int, int, int))(void (*)(void))pvm_recvf(m);
-}
-
 /*
  * While waiting for (src, tag): take what has come of it.
  *  - (src, tag) itself is returned in *bid.
@@ -905,7 +921,8 @@ static int (*set_matcher(int (*m)(int, int, int)))(int, int, int)
  *    unread, for that call.  That one does not prove that src left this
  *    call without sending (src, tag): PVM keeps a pair's messages in order
  *    only while their route stays (see compat/group.c), so it may have
- *    overtaken it.  The WAIT's count settles that (apply).
+ *    overtaken it.  The WAIT's count settles that (apply), or, when src
+ *    reads no WAIT (it waits outside the library), moved_on's grace.
  * One receive under a matcher (match_sweep) a message, and one that finds
  * none: a pass over the sockets each.
  */
@@ -919,8 +936,12 @@ static int sweep(pvm_tp *p, int src, int tag, int *bid)
     sweep_tag = tag;
     sweep_tid = p->tids[src];
     old = set_matcher(match_sweep);
-    while (rc == ECO_OK && (b = pvm_nrecv(-1, -1)) > 0) {
+    while (rc == ECO_OK && (b = pvm_nrecv(-1, -1)) != 0) {
         int d;
+        if (b < 0) {
+            rc = tp_pvm_error(p, b);
+            break;
+        }
         if (pvm_bufinfo(b, &bytes, &mtag, &mtid) < 0 || (r = rank_of(p, mtid)) < 0) {
             pvm_freebuf(b);
             continue;
@@ -985,13 +1006,24 @@ static int unread_stale(pvm_tp *p, int this_too)
     return found;
 }
 
+/* 1 when a message of a later call from src is in the stash: src has
+ * left this call (a member runs one call at a time), and what it sent in
+ * it is here or on its way. */
+static int moved_on(const pvm_tp *p, int src)
+{
+    for (const stashed *s = p->stash; s; s = s->next)
+        if (s->src == src && !s->hdr_read)
+            return 1;
+    return 0;
+}
+
 /* Wait for the message (src, tag); fail when src exits or gives up, or
  * when a message of this call reveals a disagreement.  *read_hdr: the
  * message's header has been read already (it was stashed; *count the
  * elements it announced). */
 static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr, int *count)
 {
-    int grace = ECOI_EXIT_GRACE_SLICES, slices = 0, rc;
+    int grace = ECOI_EXIT_GRACE_SLICES, moved = ECOI_MOVED_ON_SLICES, slices = 0, rc;
 
     *read_hdr = 0;
     if ((*bid = unstash(p, src, tag, read_hdr, count)) > 0)
@@ -1025,6 +1057,11 @@ static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr, int *c
          * way, behind the exit notice. */
         if (p->dead[src] && grace-- <= 0)
             return ECO_ERR_PEER;
+        /* On to a later call, and reading no WAIT (waiting outside the
+         * library, say): what it sent before may have been overtaken,
+         * but not by this long. */
+        if (moved_on(p, src) && moved-- <= 0)
+            return ECO_ERR_MISMATCH;
     }
 }
 
