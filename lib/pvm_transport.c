@@ -30,7 +30,7 @@
  * counts).  Such a message of a later call from the member waited on says
  * it left the call, but PVM may deliver it before the awaited one when
  * the pair's route changes (compat/group.c): the waiting member fails
- * only if the awaited one has not come ECOI_MOVED_ON_SLICES later (the
+ * only if the awaited one has not come ECOI_MOVED_ON_SECONDS later (the
  * member waited on may be waiting outside the library, reading no WAIT).
  * A message of an earlier call, or of this one left unread at its end,
  * is a disagreement too: looked for when a call starts, while it waits
@@ -90,11 +90,11 @@
  * sent (a long one, still on a slow link).  40 slices: 2 s, 2.5 MB at
  * 10 Mbit/s. */
 #define ECOI_EXIT_GRACE_SLICES 40
-/* Slices a member waits for a message from one that has gone on to a
+/* Seconds a member waits for a message from one that has gone on to a
  * later call (moved_on) before it fails: long enough for a message the
  * later one overtook (PVM's daemons route it, a few MB at a slow link's
- * rate), short enough for a program that waits outside the library: 10 s */
-#define ECOI_MOVED_ON_SLICES 200
+ * rate), short enough for a program that waits outside the library. */
+#define ECOI_MOVED_ON_SECONDS 10.0
 /* Slices a member waits before it tells the member it waits for. */
 #define ECOI_ASK_SLICES 10
 /* An epoch of flow control: ECOI_FLOW_MSGS (eco_coll.h) messages, or
@@ -164,6 +164,8 @@ typedef struct pvm_tp {
     int *aborted;               /* [n] the error a member aborted with, or 0 */
     int any_abort;              /* the first of those */
     double *dead_seen;          /* [n] try_recv: when it first found it gone */
+    double *moved_seen;         /* [n] when a wait first found it gone on to a
+                                 * later call (moved_too_long), or 0 */
     int mismatch;               /* a WAIT showed a disagreement */
     flow *out, *in;             /* [n] towards / from each member */
     unsigned *acked;            /* [n] epochs each member acknowledged */
@@ -1008,13 +1010,40 @@ static int unread_stale(pvm_tp *p, int this_too)
 
 /* 1 when a message of a later call from src is in the stash: src has
  * left this call (a member runs one call at a time), and what it sent in
- * it is here or on its way. */
+ * it is here or on its way.  (One stashed unread in an earlier call may
+ * be of this one now.) */
 static int moved_on(const pvm_tp *p, int src)
 {
     for (const stashed *s = p->stash; s; s = s->next)
-        if (s->src == src && !s->hdr_read)
+        if (s->src == src && !s->hdr_read &&
+            ecoi_tag_diff(s->tag, p->base.call_tag) >= ECOI_CALL_TAGS)
             return 1;
     return 0;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* 1 when src has been gone on to a later call (moved_on) for
+ * ECOI_MOVED_ON_SECONDS of this member's waits for it, with nothing from
+ * it delivered meanwhile (deliver starts the clock again). */
+static int moved_too_long(pvm_tp *p, int src)
+{
+    double now;
+
+    if (!moved_on(p, src)) {
+        p->moved_seen[src] = 0.0;
+        return 0;
+    }
+    now = now_seconds();
+    if (p->moved_seen[src] == 0.0)
+        p->moved_seen[src] = now;
+    return now - p->moved_seen[src] > ECOI_MOVED_ON_SECONDS;
 }
 
 /* Wait for the message (src, tag); fail when src exits or gives up, or
@@ -1023,7 +1052,7 @@ static int moved_on(const pvm_tp *p, int src)
  * elements it announced). */
 static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr, int *count)
 {
-    int grace = ECOI_EXIT_GRACE_SLICES, moved = ECOI_MOVED_ON_SLICES, slices = 0, rc;
+    int grace = ECOI_EXIT_GRACE_SLICES, slices = 0, rc;
 
     *read_hdr = 0;
     if ((*bid = unstash(p, src, tag, read_hdr, count)) > 0)
@@ -1060,7 +1089,7 @@ static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr, int *c
         /* On to a later call, and reading no WAIT (waiting outside the
          * library, say): what it sent before may have been overtaken,
          * but not by this long. */
-        if (moved_on(p, src) && moved-- <= 0)
+        if (moved_too_long(p, src))
             return ECO_ERR_MISMATCH;
     }
 }
@@ -1072,6 +1101,8 @@ static int deliver(pvm_tp *p, int src, int tag, int bid, int read_hdr, int their
 {
     const size_t payload = count * ecoi_type_size(datatype);
     int bytes, mtag, mtid, rc = ECO_OK;
+
+    p->moved_seen[src] = 0.0;
 
     /* Pass the message on untouched before reading it. */
     for (int i = 0; i < nfwd && rc == ECO_OK; i++) {
@@ -1121,14 +1152,6 @@ static int tp_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
     return deliver(p, src, tag, bid, read_hdr, theirs, buf, count, datatype, fwd, nfwd);
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* wait_msg without the wait: ECOI_AGAIN when (src, tag) has not come. */
 static int tp_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t count,
                        int datatype, const int *fwd, int nfwd)
@@ -1152,7 +1175,7 @@ static int tp_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t co
         pump(0);
         if (p->aborted[src])
             return p->aborted[src];
-        if (p->mismatch)
+        if (p->mismatch || moved_too_long(p, src))
             return ECO_ERR_MISMATCH;
     }
     if (bid == 0) {
@@ -1228,6 +1251,7 @@ static void tp_destroy(ecoi_transport *t)
     free(p->tids);
     free(p->dead);
     free(p->dead_seen);
+    free(p->moved_seen);
     free(p->aborted);
     free(p->out);
     free(p->in);
@@ -1256,9 +1280,11 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
     p->sent_msgs = calloc((size_t)n, sizeof *p->sent_msgs);
     p->taken = calloc((size_t)n, sizeof *p->taken);
     p->dead_seen = calloc((size_t)n, sizeof *p->dead_seen);
+    p->moved_seen = calloc((size_t)n, sizeof *p->moved_seen);
     if (!p->tids || !p->dead || !p->aborted || !p->out || !p->in || !p->acked ||
-        !p->last_sent || !p->sent_msgs || !p->taken || !p->dead_seen) {
+        !p->last_sent || !p->sent_msgs || !p->taken || !p->dead_seen || !p->moved_seen) {
         free(p->dead_seen);
+        free(p->moved_seen);
         free(p->last_sent);
         free(p->sent_msgs);
         free(p->taken);
