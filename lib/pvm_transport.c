@@ -1118,7 +1118,12 @@ static int deliver(pvm_tp *p, int src, int tag, int bid, int read_hdr, int their
         }
     }
     pvm_setrbuf(bid);
-    if (rc == ECO_OK && !read_hdr)
+    /* a send rewinds the buffer: a stashed message whose header was
+     * read, once passed on, has it to read again (read past, the header
+     * came out as the data's first bytes: the gather-to-all of 1 MB
+     * across netbed's hosts, where a member took its parent's run 0
+     * while waiting for another run) */
+    if (rc == ECO_OK && (!read_hdr || nfwd > 0))
         rc = check_header(p, &theirs);
     /* The sender's count, under every encoding (members that disagree on
      * a pair's count in alltoallv, say, where the signature carries none). */

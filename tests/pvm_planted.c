@@ -23,7 +23,7 @@
 #define TAG_BYE 0x4d000004  /* member 0 has read every result */
 #define CASE_SECONDS 20     /* a member that waits longer hangs */
 
-enum { C_LEFT, C_LEFT_SAME, C_LEFT_BLOCKED, C_FEWER, C_STALE, C_AGREE, NCASES };
+enum { C_LEFT, C_LEFT_SAME, C_LEFT_BLOCKED, C_FEWER, C_STALE, C_AGREE, C_FWD, NCASES };
 static const char *const names[NCASES] = {
     "the member waited on left the call without sending, then sent a later call's message",
     "the same, with the same signature (only the WAIT's count tells)",
@@ -31,6 +31,7 @@ static const char *const names[NCASES] = {
     "fewer segments of a tag than the receiver expects, the sender then waiting elsewhere",
     "a message that comes after its receiver started the next call",
     "in agreement: segments sent late, the receiver asking meanwhile",
+    "in agreement: a message taken aside while waiting for another, then passed on, keeps its data",
 };
 
 static int tids[2];
@@ -103,6 +104,32 @@ static void run_case(eco_ctx *ctx, int k, int me, int *first, int *second)
         }
         *first = ecoi_end(ctx, rc);
         *second = eco_barrier(ctx);
+        break;
+    case C_FWD:
+        /* member 0 sends tag a, then 200 ms later tag b; member 1 waits
+         * for b first (so takes a aside, its header read), then takes a
+         * and passes it back on to member 0.  A send rewinds PVM's
+         * buffer: read without its header again, a's data would be the
+         * header's first int.  *first: the call; *second: the values. */
+        rc = ecoi_begin(ctx, ECOI_KIND_BCAST, 1, PVM_INT, NULL, 0);
+        if (rc == ECO_OK && me == 0) {
+            int a = 41, b = 42, back = 0;
+            rc = tp->send(tp, 1, tp->call_tag, &a, 1, PVM_INT);
+            usleep(200000);
+            if (rc == ECO_OK)
+                rc = tp->send(tp, 1, tp->call_tag + 1, &b, 1, PVM_INT);
+            if (rc == ECO_OK)
+                rc = tp->recv(tp, 1, tp->call_tag, &back, 1, PVM_INT, NULL, 0);
+            *second = back == 41 ? ECO_OK : -1000 - back;
+        } else if (rc == ECO_OK) {
+            int a = 0, b = 0;
+            const int to0[1] = { 0 };
+            rc = tp->recv(tp, 0, tp->call_tag + 1, &b, 1, PVM_INT, NULL, 0);
+            if (rc == ECO_OK)
+                rc = tp->recv(tp, 0, tp->call_tag, &a, 1, PVM_INT, to0, 1);
+            *second = a == 41 && b == 42 ? ECO_OK : -1000 - a;
+        }
+        *first = ecoi_end(ctx, rc);
         break;
     default:
         /* member 1 sends its two segments after member 0 has asked it
