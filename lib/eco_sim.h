@@ -69,9 +69,9 @@ typedef struct ecoi_sim_costs {
  * on the link per 1448 of payload. */
 #define ECOI_SIM_FRAME_BYTES 66.0
 
-/* netbed's tbf (tests/netbed/netbed: shape): two full frames, 1 ms. */
+/* netbed's tbf (tests/netbed/netbed: shape): two full frames at any rate. */
 #define ECOI_SIM_NETBED_BURST_BYTES 3028.0
-#define ECOI_SIM_NETBED_BURST_SECONDS 1e-3
+#define ECOI_SIM_NETBED_BURST_SECONDS 0.0
 
 /* The cost model's defaults (lib/select.c: ecoi_model_default). */
 void ecoi_sim_costs_default(ecoi_sim_costs *c);
