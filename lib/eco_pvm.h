@@ -53,6 +53,22 @@ int ecoi_pvm_error(int pvm_status);
 /* An unpredictable 32-bit number (never 0). */
 unsigned ecoi_random32(void);
 
+/* A grace before a wait gives up on a member that looks lost (gone, or
+ * on to a later call): it starts at the first look that sees it so, and
+ * runs out when both `seconds` have passed since and the waiter has
+ * looked `looks` times more.  The clock alone would count the time a
+ * program spends outside the library (a member that polls eco_test every
+ * 15 s would fail at its second look); looks alone, a busy poll's pace.
+ * All zero: not started. */
+typedef struct ecoi_grace {
+    double since;       /* the first look's time (seconds) */
+    unsigned looks;     /* the looks since, that one included */
+} ecoi_grace;
+/* One look at time now: 1 when the grace has run out. */
+int ecoi_grace_look(ecoi_grace *g, double now, double seconds, unsigned looks);
+/* Not started: the next look starts it again. */
+void ecoi_grace_reset(ecoi_grace *g);
+
 /* ecoi_file_host, ecoi_load_subnet_file (lib/init.c): eco_compat_iface.h. */
 
 #endif

@@ -30,8 +30,10 @@
  * counts).  Such a message of a later call from the member waited on says
  * it left the call, but PVM may deliver it before the awaited one when
  * the pair's route changes (compat/group.c): the waiting member fails
- * only if the awaited one has not come ECOI_MOVED_ON_SECONDS later (the
- * member waited on may be waiting outside the library, reading no WAIT).
+ * only if the awaited one has not come ECOI_MOVED_ON_SECONDS later, and
+ * after it has looked for it ECOI_MOVED_ON_LOOKS times more (the member
+ * waited on may be waiting outside the library, reading no WAIT; the
+ * waiting one may look only now and then, through eco_test).
  * A message of an earlier call, or of this one left unread at its end,
  * is a disagreement too: looked for when a call starts, while it waits
  * and when it ends.
@@ -90,11 +92,20 @@
  * sent (a long one, still on a slow link).  40 slices: 2 s, 2.5 MB at
  * 10 Mbit/s. */
 #define ECOI_EXIT_GRACE_SLICES 40
+/* The same grace for try_recv, which counts no slices: this long, and
+ * half as many looks as a blocking wait makes in it (ecoi_grace_look). */
+#define ECOI_EXIT_GRACE_SECONDS (ECOI_EXIT_GRACE_SLICES * ECOI_POLL_USEC * 1e-6)
+#define ECOI_EXIT_GRACE_LOOKS (ECOI_EXIT_GRACE_SLICES / 2)
 /* Seconds a member waits for a message from one that has gone on to a
  * later call (moved_on) before it fails: long enough for a message the
  * later one overtook (PVM's daemons route it, a few MB at a slow link's
- * rate), short enough for a program that waits outside the library. */
+ * rate), short enough for a program that waits outside the library.
+ * And looks: half the slices of a blocking wait in that time, so that a
+ * blocking wait still ends by the clock (unless its slices take twice
+ * their time), while a program that looks now and then (eco_test every
+ * 15 s) is not failed for the time it spent outside the library. */
 #define ECOI_MOVED_ON_SECONDS 10.0
+#define ECOI_MOVED_ON_LOOKS 100
 /* Slices a member waits before it tells the member it waits for. */
 #define ECOI_ASK_SLICES 10
 /* An epoch of flow control: ECOI_FLOW_MSGS (eco_coll.h) messages, or
@@ -163,9 +174,9 @@ typedef struct pvm_tp {
     unsigned char *dead;        /* [n] exit notice seen */
     int *aborted;               /* [n] the error a member aborted with, or 0 */
     int any_abort;              /* the first of those */
-    double *dead_seen;          /* [n] try_recv: when it first found it gone */
-    double *moved_seen;         /* [n] when a wait first found it gone on to a
-                                 * later call (moved_too_long), or 0 */
+    ecoi_grace *dead_grace;     /* [n] try_recv: since it first found it gone */
+    ecoi_grace *moved_grace;    /* [n] since a wait first found it gone on to
+                                 * a later call (moved_too_long) */
     int mismatch;               /* a WAIT showed a disagreement */
     flow *out, *in;             /* [n] towards / from each member */
     unsigned *acked;            /* [n] epochs each member acknowledged */
@@ -1029,21 +1040,33 @@ static double now_seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+int ecoi_grace_look(ecoi_grace *g, double now, double seconds, unsigned looks)
+{
+    if (g->looks == 0)
+        g->since = now;
+    if (g->looks < UINT_MAX)
+        g->looks++;
+    return now - g->since > seconds && g->looks > looks;
+}
+
+void ecoi_grace_reset(ecoi_grace *g)
+{
+    g->since = 0.0;
+    g->looks = 0;
+}
+
 /* 1 when src has been gone on to a later call (moved_on) for
- * ECOI_MOVED_ON_SECONDS of this member's waits for it, with nothing from
- * it delivered meanwhile (deliver starts the clock again). */
+ * ECOI_MOVED_ON_SECONDS and ECOI_MOVED_ON_LOOKS of this member's looks
+ * for it, with nothing from it delivered meanwhile (deliver starts the
+ * grace again). */
 static int moved_too_long(pvm_tp *p, int src)
 {
-    double now;
-
     if (!moved_on(p, src)) {
-        p->moved_seen[src] = 0.0;
+        ecoi_grace_reset(&p->moved_grace[src]);
         return 0;
     }
-    now = now_seconds();
-    if (p->moved_seen[src] == 0.0)
-        p->moved_seen[src] = now;
-    return now - p->moved_seen[src] > ECOI_MOVED_ON_SECONDS;
+    return ecoi_grace_look(&p->moved_grace[src], now_seconds(), ECOI_MOVED_ON_SECONDS,
+                           ECOI_MOVED_ON_LOOKS);
 }
 
 /* Wait for the message (src, tag); fail when src exits or gives up, or
@@ -1102,7 +1125,7 @@ static int deliver(pvm_tp *p, int src, int tag, int bid, int read_hdr, int their
     const size_t payload = count * ecoi_type_size(datatype);
     int bytes, mtag, mtid, rc = ECO_OK;
 
-    p->moved_seen[src] = 0.0;
+    ecoi_grace_reset(&p->moved_grace[src]);
 
     /* Pass the message on untouched before reading it. */
     for (int i = 0; i < nfwd && rc == ECO_OK; i++) {
@@ -1186,13 +1209,9 @@ static int tp_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t co
     if (bid == 0) {
         /* gone: its last message may still be behind the exit notice,
          * for as long as wait_msg would wait */
-        if (p->dead[src]) {
-            double now = now_seconds();
-            if (p->dead_seen[src] == 0.0)
-                p->dead_seen[src] = now;
-            else if (now - p->dead_seen[src] > ECOI_EXIT_GRACE_SLICES * ECOI_POLL_USEC * 1e-6)
-                return ECO_ERR_PEER;
-        }
+        if (p->dead[src] && ecoi_grace_look(&p->dead_grace[src], now_seconds(),
+                                            ECOI_EXIT_GRACE_SECONDS, ECOI_EXIT_GRACE_LOOKS))
+            return ECO_ERR_PEER;
         return ECOI_AGAIN;
     }
     return deliver(p, src, tag, bid, read_hdr, theirs, buf, count, datatype, fwd, nfwd);
@@ -1255,8 +1274,8 @@ static void tp_destroy(ecoi_transport *t)
         pvm_freecontext(p->pvmctx);
     free(p->tids);
     free(p->dead);
-    free(p->dead_seen);
-    free(p->moved_seen);
+    free(p->dead_grace);
+    free(p->moved_grace);
     free(p->aborted);
     free(p->out);
     free(p->in);
@@ -1284,12 +1303,12 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
     p->last_sent = calloc((size_t)n, sizeof *p->last_sent);
     p->sent_msgs = calloc((size_t)n, sizeof *p->sent_msgs);
     p->taken = calloc((size_t)n, sizeof *p->taken);
-    p->dead_seen = calloc((size_t)n, sizeof *p->dead_seen);
-    p->moved_seen = calloc((size_t)n, sizeof *p->moved_seen);
+    p->dead_grace = calloc((size_t)n, sizeof *p->dead_grace);
+    p->moved_grace = calloc((size_t)n, sizeof *p->moved_grace);
     if (!p->tids || !p->dead || !p->aborted || !p->out || !p->in || !p->acked ||
-        !p->last_sent || !p->sent_msgs || !p->taken || !p->dead_seen || !p->moved_seen) {
-        free(p->dead_seen);
-        free(p->moved_seen);
+        !p->last_sent || !p->sent_msgs || !p->taken || !p->dead_grace || !p->moved_grace) {
+        free(p->dead_grace);
+        free(p->moved_grace);
         free(p->last_sent);
         free(p->sent_msgs);
         free(p->taken);

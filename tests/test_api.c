@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_api.c -- the version macros, the status codes (apart from PVM's),
- * and the log hook: what it receives, its threshold, and NULL silencing.
+ * the PVM transport's grace (time and looks), and the log hook: what it
+ * receives, its threshold, and NULL silencing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,45 @@ static void test_last_pvm_error(void)
     CU_ASSERT_EQUAL(ecoi_pvm_error(PvmSysErr), ECO_ERR_PVM);
     CU_ASSERT_EQUAL(eco_last_pvm_error(NULL), PvmSysErr);
     CU_ASSERT_EQUAL(eco_tid(NULL, 0), ECO_ERR_ARG);
+}
+
+/* The first look of g, from time t0 on every step seconds, at which the
+ * grace (10 s and 100 looks) runs out: its time since t0, or -1 (none in
+ * n looks). */
+static double grace_out(ecoi_grace *g, double t0, double step, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (ecoi_grace_look(g, t0 + i * step, 10.0, 100))
+            return i * step;
+    return -1.0;
+}
+
+/* A grace runs out when both its time and its looks have passed: a
+ * blocking wait (a look every 50 ms) by the clock, as when the clock
+ * alone counted; a busy poll by the clock too; a program that looks
+ * every 15 s only at its 101st look, not its second. */
+static void test_grace(void)
+{
+    ecoi_grace g = { 0 };
+    double out;
+
+    out = grace_out(&g, 100.0, 0.05, 1000);
+    CU_ASSERT(out > 10.0 && out < 10.0 + 0.05 + 1e-9);
+    ecoi_grace_reset(&g);
+    out = grace_out(&g, 100.0, 0.001, 20000);
+    CU_ASSERT(out > 10.0 && out < 10.0 + 0.001 + 1e-9);
+    ecoi_grace_reset(&g);
+    out = grace_out(&g, 100.0, 15.0, 1000);
+    CU_ASSERT(out > 100 * 15.0 - 1e-9 && out < 100 * 15.0 + 1e-9);
+    /* reset: the next look starts it again (at time 0 too) */
+    ecoi_grace_reset(&g);
+    CU_ASSERT_FALSE(ecoi_grace_look(&g, 0.0, 10.0, 100));
+    for (int i = 0; i < 200; i++)
+        ecoi_grace_look(&g, 0.0, 10.0, 100);
+    CU_ASSERT_TRUE(ecoi_grace_look(&g, 10.5, 10.0, 100));
+    ecoi_grace_reset(&g);
+    CU_ASSERT_FALSE(ecoi_grace_look(&g, 1e6, 10.0, 0));
+    CU_ASSERT_TRUE(ecoi_grace_look(&g, 1e6 + 11.0, 10.0, 0));
 }
 
 typedef struct heard {
@@ -136,6 +176,7 @@ static const eco_unit_test api_tests[] = {
     { "version macros", test_version },
     { "status codes apart from PVM's", test_status_codes },
     { "last PVM status", test_last_pvm_error },
+    { "a grace runs out by time and looks", test_grace },
     { "log hook, threshold, silence", test_log_hook },
     { NULL, NULL }
 };
