@@ -40,6 +40,11 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
                                    unsigned instance);
 /* Ask PVM for the exit notices of the transport's other members. */
 int ecoi_pvm_watch(ecoi_transport *t);
+/* For the tests (tests/pvm_planted.c): the number of messages in the
+ * transport's stash unread (taken aside while of a later call), or -1
+ * when the count kept per member, or the moved-on rule's answer from it,
+ * differs from a walk of the stash. */
+int ecoi_pvm_stash_check(const ecoi_transport *t);
 
 /* The process-wide exit watch: PVM is asked once per task (a watch is
  * never cancelled, since PVM 3.4 answers a cancel with a notice). */

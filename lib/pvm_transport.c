@@ -184,6 +184,9 @@ typedef struct pvm_tp {
     unsigned *sent_msgs;        /* [n] messages sent to each */
     unsigned *taken;            /* [n] messages from each taken off PVM's queue */
     stashed *stash;             /* in arrival order */
+    unsigned *later_n;          /* [n] messages from each in the stash unread
+                                 * (of a later call when taken) */
+    int *later_tag;             /* [n] the latest of their tags (moved_on) */
     struct pvm_tp *next_live;
     int last_pvm;               /* eco_last_pvm_error: the last failed PVM status */
 } pvm_tp;
@@ -860,17 +863,51 @@ static int check_header(const pvm_tp *p, int *count)
     return ecoi_sig_equal(&theirs, &p->base.sig) ? ECO_OK : ECO_ERR_MISMATCH;
 }
 
+/* 1 when tag is of a call after the current one. */
+static int of_later_call(const pvm_tp *p, int tag)
+{
+    return ecoi_tag_diff(tag, p->base.call_tag) >= ECOI_CALL_TAGS;
+}
+
+/* The latest tag of the messages from src in the stash unread, by a walk
+ * (0: none). */
+static int latest_unread(const pvm_tp *p, int src)
+{
+    int latest = 0;
+
+    for (const stashed *s = p->stash; s; s = s->next)
+        if (s->src == src && !s->hdr_read && (!latest || ecoi_tag_diff(s->tag, latest) > 0))
+            latest = s->tag;
+    return latest;
+}
+
+/* Take *pp off the stash; the caller frees it.  later_tag[src] stays the
+ * latest unread tag from src, or one of the current call or before with
+ * none unread after it: what is taken off is of the current call (a
+ * receive's), and the calls only go on, so such a tag can never say
+ * later again.  Only one taken off while still of a later call needs the
+ * walk. */
+static stashed *stash_unlink(pvm_tp *p, stashed **pp)
+{
+    stashed *s = *pp;
+
+    *pp = s->next;
+    if (!s->hdr_read && --p->later_n[s->src] > 0 && s->tag == p->later_tag[s->src] &&
+        of_later_call(p, s->tag))
+        p->later_tag[s->src] = latest_unread(p, s->src);
+    return s;
+}
+
 /* The first stashed message (src, tag), taken off the stash (*count the
  * elements its header announced); 0 if none. */
 static int unstash(pvm_tp *p, int src, int tag, int *read_hdr, int *count)
 {
     for (stashed **pp = &p->stash; *pp; pp = &(*pp)->next)
         if ((*pp)->src == src && (*pp)->tag == tag) {
-            stashed *s = *pp;
+            stashed *s = stash_unlink(p, pp);
             int bid = s->bid;
             *read_hdr = s->hdr_read;
             *count = s->count;
-            *pp = s->next;
             free(s);
             return bid;
         }
@@ -904,6 +941,8 @@ static int stash_active(pvm_tp *p, int r, int tag, int b, int check)
     while (*tail)
         tail = &(*tail)->next;
     *tail = s;
+    if (!check && (p->later_n[r]++ == 0 || ecoi_tag_diff(tag, p->later_tag[r]) > 0))
+        p->later_tag[r] = tag;
     return ECO_OK;
 }
 
@@ -1022,14 +1061,31 @@ static int unread_stale(pvm_tp *p, int this_too)
 /* 1 when a message of a later call from src is in the stash: src has
  * left this call (a member runs one call at a time), and what it sent in
  * it is here or on its way.  (One stashed unread in an earlier call may
- * be of this one now.) */
+ * be of this one now.)  Without a walk: the latest unread one's tag
+ * (stash_unlink). */
 static int moved_on(const pvm_tp *p, int src)
 {
-    for (const stashed *s = p->stash; s; s = s->next)
-        if (s->src == src && !s->hdr_read &&
-            ecoi_tag_diff(s->tag, p->base.call_tag) >= ECOI_CALL_TAGS)
-            return 1;
-    return 0;
+    return p->later_n[src] > 0 && of_later_call(p, p->later_tag[src]);
+}
+
+int ecoi_pvm_stash_check(const ecoi_transport *t)
+{
+    const pvm_tp *p = (const pvm_tp *)t;
+    int total = 0;
+
+    for (int r = 0; r < p->n; r++) {
+        unsigned n = 0;
+        int later = 0;
+        for (const stashed *s = p->stash; s; s = s->next)
+            if (s->src == r && !s->hdr_read) {
+                n++;
+                later |= of_later_call(p, s->tag);
+            }
+        if (n != p->later_n[r] || later != moved_on(p, r))
+            return -1;
+        total += (int)n;
+    }
+    return total;
 }
 
 static double now_seconds(void)
@@ -1262,8 +1318,7 @@ static void tp_destroy(ecoi_transport *t)
     tp_enter(t);
     /* Drop whatever is left in the library's context. */
     while (p->stash) {
-        stashed *st = p->stash;
-        p->stash = st->next;
+        stashed *st = stash_unlink(p, &p->stash);
         pvm_freebuf(st->bid);
         free(st);
     }
@@ -1283,6 +1338,8 @@ static void tp_destroy(ecoi_transport *t)
     free(p->last_sent);
     free(p->sent_msgs);
     free(p->taken);
+    free(p->later_n);
+    free(p->later_tag);
     free(p);
 }
 
@@ -1305,10 +1362,15 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
     p->taken = calloc((size_t)n, sizeof *p->taken);
     p->dead_grace = calloc((size_t)n, sizeof *p->dead_grace);
     p->moved_grace = calloc((size_t)n, sizeof *p->moved_grace);
+    p->later_n = calloc((size_t)n, sizeof *p->later_n);
+    p->later_tag = calloc((size_t)n, sizeof *p->later_tag);
     if (!p->tids || !p->dead || !p->aborted || !p->out || !p->in || !p->acked ||
-        !p->last_sent || !p->sent_msgs || !p->taken || !p->dead_grace || !p->moved_grace) {
+        !p->last_sent || !p->sent_msgs || !p->taken || !p->dead_grace || !p->moved_grace ||
+        !p->later_n || !p->later_tag) {
         free(p->dead_grace);
         free(p->moved_grace);
+        free(p->later_n);
+        free(p->later_tag);
         free(p->last_sent);
         free(p->sent_msgs);
         free(p->taken);

@@ -6,8 +6,10 @@
  * two make each case's calls through the library's internals (a call
  * begun and ended by hand, one message sent or received by its tag),
  * which no public call orders so exactly.  Each case is a context of its
- * own; a member that hangs is a failure (alarm).  Prints a line per case
- * and "N passed, N failed".
+ * own; a member that hangs is a failure (alarm).  After each case both
+ * members check the count of messages taken aside that the transport
+ * keeps against its stash.  Prints a line per case and "N passed, N
+ * failed".
  */
 #include <signal.h>
 #include <stdio.h>
@@ -16,14 +18,20 @@
 #include <unistd.h>
 #include <pvm3.h>
 #include "eco_coll.h"
+#include "eco_pvm.h"
 
 #define TAG_RESULT 0x4d000001
 #define TAG_TIDS 0x4d000002
 #define TAG_APP 0x4d000003  /* the program's own message in C_LEFT_BLOCKED */
 #define TAG_BYE 0x4d000004  /* member 0 has read every result */
 #define CASE_SECONDS 20     /* a member that waits longer hangs */
+/* A case's statuses when the count of messages taken aside unread that
+ * the transport keeps is not what a walk of its stash finds
+ * (ecoi_pvm_stash_check).  (later_case: -2000 - the count, when it is not
+ * the one planted.) */
+#define STASH_WRONG (-3000)
 
-enum { C_LEFT, C_LEFT_SAME, C_LEFT_BLOCKED, C_FEWER, C_STALE, C_AGREE, C_FWD, NCASES };
+enum { C_LEFT, C_LEFT_SAME, C_LEFT_BLOCKED, C_FEWER, C_STALE, C_AGREE, C_FWD, C_LATER, NCASES };
 static const char *const names[NCASES] = {
     "the member waited on left the call without sending, then sent a later call's message",
     "the same, with the same signature (only the WAIT's count tells)",
@@ -32,9 +40,56 @@ static const char *const names[NCASES] = {
     "a message that comes after its receiver started the next call",
     "in agreement: segments sent late, the receiver asking meanwhile",
     "in agreement: a message taken aside while waiting for another, then passed on, keeps its data",
+    "in agreement: a later call's message taken aside (try_recv), then read in its own call",
 };
 
 static int tids[2];
+
+/* A call's status rc, or -2000 - the number of messages taken aside
+ * unread when it is not want. */
+static int aside_is(ecoi_transport *tp, int rc, int want)
+{
+    int n = ecoi_pvm_stash_check(tp);
+
+    return rc != ECO_OK || n == want ? rc : -2000 - n;
+}
+
+/* C_LATER: in call 1, member 1 sends member 0 a message of call 2
+ * first; member 0, looking for call 1's with try_recv, takes it aside
+ * (moved_on: member 1 is on to a later call), then asks member 1 for
+ * call 1's with a message of call 1; in call 2 member 0 reads the one it
+ * took aside.  *first, *second: each call's status, or (aside_is) the
+ * count of messages aside is not 1 after call 1 (member 0), or 0. */
+static void later_case(eco_ctx *ctx, int me, int *first, int *second)
+{
+    ecoi_transport *tp = ctx->tp;
+    int x = 7, rc, aside = 0;
+
+    rc = ecoi_begin(ctx, ECOI_KIND_REDUCE, 3000, PVM_INT, ECO_SUM, 0);
+    if (rc == ECO_OK && me == 1) {
+        rc = tp->send(tp, 0, tp->call_tag + ECOI_CALL_TAGS, &x, 1, PVM_INT);
+        if (rc == ECO_OK)
+            rc = tp->recv(tp, 0, tp->call_tag + 1, &x, 1, PVM_INT, NULL, 0);
+        if (rc == ECO_OK)
+            rc = tp->send(tp, 0, tp->call_tag, &x, 1, PVM_INT);
+    } else if (rc == ECO_OK) {
+        for (int i = 0; i < 500 && rc == ECO_OK && aside == 0; i++) {
+            usleep(10000);
+            rc = tp->try_recv(tp, 1, tp->call_tag, &x, 1, PVM_INT, NULL, 0);
+            rc = rc == ECOI_AGAIN ? ECO_OK : rc == ECO_OK ? -1 : rc;
+            aside = ecoi_pvm_stash_check(tp);
+        }
+        if (rc == ECO_OK)
+            rc = aside == 1 ? tp->send(tp, 1, tp->call_tag + 1, &x, 1, PVM_INT) : -2000 - aside;
+        if (rc == ECO_OK)
+            rc = tp->recv(tp, 1, tp->call_tag, &x, 1, PVM_INT, NULL, 0);
+    }
+    *first = ecoi_end(ctx, aside_is(tp, rc, me == 0));
+    rc = ecoi_begin(ctx, ECOI_KIND_REDUCE, 3000, PVM_INT, ECO_SUM, 0);
+    if (rc == ECO_OK && me == 0)
+        rc = tp->recv(tp, 1, tp->call_tag, &x, 1, PVM_INT, NULL, 0);
+    *second = ecoi_end(ctx, aside_is(tp, rc, 0));
+}
 
 /* One case at member me of ctx: the first call's status and the next's. */
 static void run_case(eco_ctx *ctx, int k, int me, int *first, int *second)
@@ -131,6 +186,9 @@ static void run_case(eco_ctx *ctx, int k, int me, int *first, int *second)
         }
         *first = ecoi_end(ctx, rc);
         break;
+    case C_LATER:
+        later_case(ctx, me, first, second);
+        break;
     default:
         /* member 1 sends its two segments after member 0 has asked it
          * (WAIT) twice, in the call with the same signature */
@@ -222,10 +280,14 @@ int main(int argc, char **argv)
         int rc = eco_init(NULL, 2, tids, &ctx);
 
         alarm(CASE_SECONDS);
-        if (rc == ECO_OK && (rc = eco_barrier(ctx)) == ECO_OK)
+        if (rc == ECO_OK && (rc = eco_barrier(ctx)) == ECO_OK) {
             run_case(ctx, k, me, &r[0], &r[1]);
-        else
+            /* every case, agreed or not: the count kept as a walk finds it */
+            if (ecoi_pvm_stash_check(ctx->tp) < 0)
+                r[0] = r[1] = STASH_WRONG;
+        } else {
             r[0] = r[1] = rc;
+        }
         eco_finalize(ctx);
         alarm(0);
         if (me == 1) {
