@@ -52,6 +52,14 @@ int ecoi_pvm_watch_tids(int n, const int *tids);
 /* ecoi_pvm_pump: eco_compat_iface.h. */
 /* 1 when the exit notice of tid has arrived. */
 int ecoi_pvm_gone(int tid);
+/* A matcher of PVM's receives (pvm_recvf). */
+typedef int (*ecoi_matcher)(int mid, int tid, int tag);
+/* Install m as the matcher of PVM's receives (NULL: PVM's own) and
+ * return the one it replaces, to be installed again after: the library's
+ * receives use PVM's own, not one the program installed (one that
+ * ignores contexts, or takes only the program's tags).  pvm3.h declares
+ * pvm_recvf's result with the wrong type; this casts it. */
+ecoi_matcher ecoi_pvm_set_matcher(ecoi_matcher m);
 /* Record a failed PVM call's status (< 0) for eco_last_pvm_error(NULL)
  * in this thread; returns ECO_ERR_PVM. */
 int ecoi_pvm_error(int pvm_status);

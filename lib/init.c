@@ -577,14 +577,13 @@ static int build_map(const boot *b, eco_map **out)
 static int recv_boot(int tid0, int tag, int n, boot *b)
 {
     int rc, bid = 0;
-    int (*match)(int, int, int);
+    ecoi_matcher match;
 
     if ((rc = ecoi_pvm_watch_tids(1, &tid0)) != ECO_OK)
         return rc;
     /* PVM's own matching, not a matcher the program installed (one that
-     * ignores contexts would take the program's messages here); pvm3.h
-     * declares pvm_recvf's result with the wrong type */
-    match = (int (*)(int, int, int))(void (*)(void))pvm_recvf(NULL);
+     * ignores contexts would take the program's messages here) */
+    match = ecoi_pvm_set_matcher(NULL);
     for (;;) {
         struct timeval tv = { 0, 50000 };
         bid = pvm_trecv(tid0, tag, &tv);
@@ -592,11 +591,11 @@ static int recv_boot(int tid0, int tag, int n, boot *b)
             break;
         ecoi_pvm_pump();
         if (ecoi_pvm_gone(tid0)) {
-            pvm_recvf(match);
+            ecoi_pvm_set_matcher(match);
             return ECO_ERR_PEER;
         }
     }
-    pvm_recvf(match);
+    ecoi_pvm_set_matcher(match);
     if (bid < 0)
         return ecoi_pvm_error(bid);
     rc = unpack_boot(b, n);

@@ -168,7 +168,7 @@ typedef struct pvm_tp {
                                  * one PVM fragment (0: none copied) */
     unsigned instance;          /* names this context in control messages */
     int saved_ctx, saved_s, saved_r;
-    int (*saved_match)(int, int, int);  /* the program's pvm_recvf */
+    ecoi_matcher saved_match;   /* the program's pvm_recvf */
     sigset_t saved_mask;        /* the caller's signal mask */
     int pipe_pending;           /* SIGPIPE was pending on entry */
     unsigned char *dead;        /* [n] exit notice seen */
@@ -292,11 +292,9 @@ static void pipe_release(const sigset_t *saved, int was_pending)
     pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
-/* pvm3.h declares pvm_recvf's result with the wrong type: it is the
- * matcher it replaced.  NULL: PVM's own. */
-static int (*set_matcher(int (*m)(int, int, int)))(int, int, int)
+ecoi_matcher ecoi_pvm_set_matcher(ecoi_matcher m)
 {
-    return (int (*)(int, int, int))(void (*)(void))pvm_recvf(m);
+    return (ecoi_matcher)(void (*)(void))pvm_recvf(m);
 }
 
 static void tp_enter(ecoi_transport *t)
@@ -309,7 +307,7 @@ static void tp_enter(ecoi_transport *t)
     p->saved_r = pvm_setrbuf(0);
     /* PVM's own matching for the library's receives, not one the
      * program installed (that may ignore contexts) */
-    p->saved_match = set_matcher(NULL);
+    p->saved_match = ecoi_pvm_set_matcher(NULL);
 }
 
 static void tp_leave(ecoi_transport *t)
@@ -322,7 +320,7 @@ static void tp_leave(ecoi_transport *t)
     pvm_setrbuf(p->saved_r > 0 ? p->saved_r : 0);
     pvm_setsbuf(p->saved_s > 0 ? p->saved_s : 0);
     pvm_setcontext(p->saved_ctx);
-    set_matcher(p->saved_match);
+    ecoi_pvm_set_matcher(p->saved_match);
     pipe_release(&p->saved_mask, p->pipe_pending);
 }
 
@@ -599,7 +597,7 @@ static void claim_early(pvm_tp *p)
 static void pump(int wait)
 {
     int old = pvm_setcontext(ECOI_CTRL_CONTEXT), r = pvm_setrbuf(0), b;
-    int (*match)(int, int, int) = set_matcher(NULL);
+    ecoi_matcher match = ecoi_pvm_set_matcher(NULL);
     struct timeval tv = { 0, ECOI_POLL_USEC };
 
     b = wait ? pvm_trecv(-1, -1, &tv) : pvm_nrecv(-1, -1);
@@ -608,7 +606,7 @@ static void pump(int wait)
         pvm_freebuf(b);
         b = pvm_nrecv(-1, -1);
     }
-    set_matcher(match);
+    ecoi_pvm_set_matcher(match);
     pvm_setrbuf(r > 0 ? r : 0);
     pvm_setcontext(old);
 }
@@ -980,14 +978,14 @@ static int match_sweep(int mid, int tid, int tag)
  */
 static int sweep(pvm_tp *p, int src, int tag, int *bid)
 {
-    int (*old)(int, int, int);
+    ecoi_matcher old;
     int b, bytes, mtag, mtid, r, rc = ECO_OK;
 
     *bid = 0;
     sweep_ctx = p->pvmctx;
     sweep_tag = tag;
     sweep_tid = p->tids[src];
-    old = set_matcher(match_sweep);
+    old = ecoi_pvm_set_matcher(match_sweep);
     while (rc == ECO_OK && (b = pvm_nrecv(-1, -1)) != 0) {
         int d;
         if (b < 0) {
@@ -1011,7 +1009,7 @@ static int sweep(pvm_tp *p, int src, int tag, int *bid)
             rc = stash_active(p, r, mtag, b, d < ECOI_CALL_TAGS);
         }
     }
-    set_matcher(old);
+    ecoi_pvm_set_matcher(old);
     return rc;
 }
 
@@ -1043,7 +1041,7 @@ static int match_stale(int mid, int tid, int tag)
 static int unread_stale(pvm_tp *p, int this_too)
 {
     const int call = p->base.call_tag;
-    int (*old)(int, int, int);
+    ecoi_matcher old;
     int found;
 
     for (const stashed *s = p->stash; s; s = s->next)
@@ -1052,9 +1050,9 @@ static int unread_stale(pvm_tp *p, int this_too)
     stale_ctx = p->pvmctx;
     stale_call = call;
     stale_this_too = this_too;
-    old = set_matcher(match_stale);
+    old = ecoi_pvm_set_matcher(match_stale);
     found = pvm_probe(-1, -1) > 0;
-    set_matcher(old);
+    ecoi_pvm_set_matcher(old);
     return found;
 }
 

@@ -110,21 +110,28 @@ static int send_list(int n, const int *tids)
     return rc < 0 ? ecoi_pvm_error(rc) : ECO_OK;
 }
 
-/* The list from the parent; ECO_ERR_PEER if it exits first. */
+/* The list from the parent; ECO_ERR_PEER if it exits first.  Under
+ * PVM's own matching, as eco_init's wait for rank 0 (lib/init.c): a
+ * matcher the program installed may not take the list. */
 static int recv_list(int parent, int *n, int **tids)
 {
     int rc, bid;
+    ecoi_matcher match;
 
     if ((rc = ecoi_pvm_watch_tids(1, &parent)) != ECO_OK)
         return rc;
+    match = ecoi_pvm_set_matcher(NULL);
     for (;;) {
         struct timeval tv = { 0, 50000 };
         if ((bid = pvm_trecv(parent, ECOI_TAG_SPAWN, &tv)) != 0)
             break;
         ecoi_pvm_pump();
         if (ecoi_pvm_gone(parent))
-            return ECO_ERR_PEER;
+            break;
     }
+    ecoi_pvm_set_matcher(match);
+    if (bid == 0)
+        return ECO_ERR_PEER;
     if (bid < 0)
         return ecoi_pvm_error(bid);
     rc = ECO_ERR_MISMATCH;

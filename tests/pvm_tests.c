@@ -517,10 +517,23 @@ static void mode_model(int n, const int *tids)
  * SPAWN_N - 1 copies of this program ("worker spawncopy ..."); every
  * member checks its context; rank 0 reports the failures of all.  The
  * subnet file lacks every host: the hook hears a warning per member
- * host at eco_init, and nothing once silenced. */
+ * host at eco_init, and nothing once silenced.  The copies run under a
+ * matcher of their own (own_tags_match), which the library's waits for
+ * the task list and rank 0's boot message must not use. */
 #define SPAWN_N 4
 static int log_warns;
 static char log_first[512];
+
+/* A program's matcher (pvm_recvf) that takes only the program's own
+ * tags, below the library's (TAG_APP). */
+static int own_tags_match(int mid, int tid, int tag)
+{
+    int bytes, t = -1, src = -1;
+
+    if (pvm_bufinfo(mid, &bytes, &t, &src) < 0 || t < 0 || t >= TAG_APP)
+        return 0;
+    return (tid == -1 || tid == src) && (tag == -1 || tag == t);
+}
 
 static void count_log(int level, const char *msg, void *arg)
 {
@@ -541,6 +554,8 @@ static void mode_spawn(int argc, char **argv, int first)
         args[k++] = argv[i];
     args[k] = NULL;
     eco_set_log(count_log, &calls);
+    if (!first)
+        pvm_recvf(own_tags_match);
     if (first) {
         rc = eco_init_spawn("/nonexistent/eco-no-such-program", args, 3, NULL, &ctx);
         ecot_check(&rep, rc == ECO_ERR_PVM && ctx == NULL && eco_last_pvm_error(NULL) < 0,
@@ -593,6 +608,8 @@ static void mode_spawn(int argc, char **argv, int first)
     eco_set_log(eco_log_stderr, NULL);
     if (first)
         report(&rep, rc, me == 0 ? SPAWN_N : 0);
+    else
+        pvm_recvf(NULL);
 }
 
 static int worker_main(int argc, char **argv)
