@@ -944,6 +944,13 @@ static int stash_active(pvm_tp *p, int r, int tag, int b, int check)
     return ECO_OK;
 }
 
+/* The matchers' first test: message mid (*mi its information) is of
+ * PVM context ctx. */
+static int in_ctx(int mid, int ctx, struct pvmminfo *mi)
+{
+    return pvm_getminfo(mid, mi) >= 0 && mi->ctx == ctx;
+}
+
 /* What match_sweep looks for: set by sweep around its receives. */
 static int sweep_ctx, sweep_tag, sweep_tid;
 
@@ -955,7 +962,7 @@ static int match_sweep(int mid, int tid, int tag)
 
     (void)tid;
     (void)tag;
-    if (pvm_getminfo(mid, &mi) < 0 || mi.ctx != sweep_ctx)
+    if (!in_ctx(mid, sweep_ctx, &mi))
         return 0;
     return mi.tag == sweep_tag || mi.src == sweep_tid;
 }
@@ -1027,7 +1034,7 @@ static int match_stale(int mid, int tid, int tag)
 
     (void)tid;
     (void)tag;
-    if (pvm_getminfo(mid, &mi) < 0 || mi.ctx != stale_ctx)
+    if (!in_ctx(mid, stale_ctx, &mi))
         return 0;
     if ((mi.tag & ~ECOI_TAG_MASK) != ECOI_TAG_BASE)
         return 0;
@@ -1244,7 +1251,6 @@ static int tp_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t co
     if (count > INT_MAX)
         return ECO_ERR_ARG;
     if ((bid = unstash(p, src, tag, &read_hdr, &theirs)) <= 0) {
-        read_hdr = 0;
         bid = pvm_nrecv(p->tids[src], tag);
         if (bid < 0)
             return tp_pvm_error(p, bid);
