@@ -19,9 +19,10 @@
  * members (taking them aside for later): one whose signature differs is a
  * mismatch too, so members that disagree on the root (different trees)
  * fail instead of waiting for a message that never comes.  And when no
- * message comes, a member that has waited ECOI_ASK_SLICES slices tells the
- * member it waits for its call (first tag) and signature (WAIT); that member,
- * when it is in the same call with another signature, fails with
+ * message comes, a member that has waited ECOI_ASK_SLICES slices (or as
+ * long looking through try_recv, eco_test's) tells the member it waits
+ * for its call (first tag) and signature (WAIT); that member, when it
+ * is in the same call with another signature, fails with
  * ECO_ERR_MISMATCH (members that disagree on a root can each wait on
  * another: nothing they send reveals it), and so does one that has left
  * the call when it never sent that tag, or when the waiting member has
@@ -106,8 +107,10 @@
  * 15 s) is not failed for the time it spent outside the library. */
 #define ECOI_MOVED_ON_SECONDS 10.0
 #define ECOI_MOVED_ON_LOOKS 100
-/* Slices a member waits before it tells the member it waits for. */
+/* Slices a member waits before it tells the member it waits for; and
+ * the seconds they take, for try_recv, which waits in no slices. */
 #define ECOI_ASK_SLICES 10
+#define ECOI_ASK_SECONDS (ECOI_ASK_SLICES * ECOI_POLL_USEC * 1e-6)
 /* An epoch of flow control: ECOI_FLOW_MSGS (eco_coll.h) messages, or
  * this many bytes. */
 #define ECOI_FLOW_BYTES (512 * 1024)
@@ -177,6 +180,9 @@ typedef struct pvm_tp {
     ecoi_grace *dead_grace;     /* [n] try_recv: since it first found it gone */
     ecoi_grace *moved_grace;    /* [n] since a wait first found it gone on to
                                  * a later call (moved_too_long) */
+    ecoi_grace *ask_grace;      /* [n] try_recv: since it first missed
+                                 * ask_tag[r], or last asked for it (WAIT) */
+    int *ask_tag;               /* [n] the tag it looks for from each */
     int mismatch;               /* a WAIT showed a disagreement */
     flow *out, *in;             /* [n] towards / from each member */
     unsigned *acked;            /* [n] epochs each member acknowledged */
@@ -1130,6 +1136,40 @@ static int moved_too_long(pvm_tp *p, int src)
                            ECOI_MOVED_ON_LOOKS);
 }
 
+/* Tell src that this member waits for its message tag (WAIT), in which
+ * call, with which signature, and how many of its messages it took. */
+static void send_wait(pvm_tp *p, int src, int tag)
+{
+    int w[2 + ECOI_SIG_INTS] = { tag };
+
+    sig_to_ints(&p->base.sig, w + 1);
+    w[1 + ECOI_SIG_INTS] = (int)p->taken[src];
+    send_ctrl_n(p->tids[src], ECOI_TAG_WAIT, p->instance, p->base.call_tag, w,
+                2 + ECOI_SIG_INTS);
+}
+
+/* try_recv: 1 when it is time to ask src for tag (send_wait), as a
+ * blocking wait does every ECOI_ASK_SLICES slices: ECOI_ASK_SECONDS
+ * after its first miss of tag, or after it last asked.  Time alone, no
+ * looks: a WAIT is right whenever it goes (apply judges it by what the
+ * member asked has done, and the count it carries), and a program that
+ * polls eco_test rarely must still ask. */
+static int ask_due(pvm_tp *p, int src, int tag)
+{
+    ecoi_grace *g = &p->ask_grace[src];
+    const double now = now_seconds();
+
+    if (p->ask_tag[src] != tag) {
+        ecoi_grace_reset(g);
+        p->ask_tag[src] = tag;
+    }
+    if (!ecoi_grace_look(g, now, ECOI_ASK_SECONDS, 0))
+        return 0;
+    ecoi_grace_reset(g);        /* the next one counts from this one */
+    ecoi_grace_look(g, now, ECOI_ASK_SECONDS, 0);
+    return 1;
+}
+
 /* Wait for the message (src, tag); fail when src exits or gives up, or
  * when a message of this call reveals a disagreement.  *read_hdr: the
  * message's header has been read already (it was stashed; *count the
@@ -1159,13 +1199,8 @@ static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr, int *c
             return ECO_ERR_MISMATCH;
         if ((rc = sweep(p, src, tag, bid)) != ECO_OK || *bid > 0)
             return rc;
-        if (++slices % ECOI_ASK_SLICES == 0 && !p->dead[src]) {
-            int w[2 + ECOI_SIG_INTS] = { tag };
-            sig_to_ints(&p->base.sig, w + 1);
-            w[1 + ECOI_SIG_INTS] = (int)p->taken[src];
-            send_ctrl_n(p->tids[src], ECOI_TAG_WAIT, p->instance, p->base.call_tag,
-                        w, 2 + ECOI_SIG_INTS);
-        }
+        if (++slices % ECOI_ASK_SLICES == 0 && !p->dead[src])
+            send_wait(p, src, tag);
         /* Gone: a message it sent before it left may still be on its
          * way, behind the exit notice. */
         if (p->dead[src] && grace-- <= 0)
@@ -1187,6 +1222,7 @@ static int deliver(pvm_tp *p, int src, int tag, int bid, int read_hdr, int their
     int bytes, mtag, mtid, rc = ECO_OK;
 
     ecoi_grace_reset(&p->moved_grace[src]);
+    ecoi_grace_reset(&p->ask_grace[src]);
 
     /* Pass the message on untouched before reading it. */
     for (int i = 0; i < nfwd && rc == ECO_OK; i++) {
@@ -1265,6 +1301,10 @@ static int tp_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t co
             return p->aborted[src];
         if (p->mismatch || moved_too_long(p, src))
             return ECO_ERR_MISMATCH;
+        /* ask, as a blocking wait does: members that disagree on a root
+         * can each wait on the other, and nothing they send tells */
+        if (!p->dead[src] && ask_due(p, src, tag))
+            send_wait(p, src, tag);
     }
     if (bid == 0) {
         /* gone: its last message may still be behind the exit notice,
@@ -1344,6 +1384,8 @@ static void tp_destroy(ecoi_transport *t)
     free(p->taken);
     free(p->later_n);
     free(p->later_tag);
+    free(p->ask_grace);
+    free(p->ask_tag);
     free(p);
 }
 
@@ -1368,13 +1410,17 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
     p->moved_grace = calloc((size_t)n, sizeof *p->moved_grace);
     p->later_n = calloc((size_t)n, sizeof *p->later_n);
     p->later_tag = calloc((size_t)n, sizeof *p->later_tag);
+    p->ask_grace = calloc((size_t)n, sizeof *p->ask_grace);
+    p->ask_tag = calloc((size_t)n, sizeof *p->ask_tag);
     if (!p->tids || !p->dead || !p->aborted || !p->out || !p->in || !p->acked ||
         !p->last_sent || !p->sent_msgs || !p->taken || !p->dead_grace || !p->moved_grace ||
-        !p->later_n || !p->later_tag) {
+        !p->later_n || !p->later_tag || !p->ask_grace || !p->ask_tag) {
         free(p->dead_grace);
         free(p->moved_grace);
         free(p->later_n);
         free(p->later_tag);
+        free(p->ask_grace);
+        free(p->ask_tag);
         free(p->last_sent);
         free(p->sent_msgs);
         free(p->taken);

@@ -30,8 +30,12 @@
  * (ecoi_pvm_stash_check).  (later_case: -2000 - the count, when it is not
  * the one planted.) */
 #define STASH_WRONG (-3000)
+#define POLL_SECONDS 8      /* C_POLLED: how long a member polls */
 
-enum { C_LEFT, C_LEFT_SAME, C_LEFT_BLOCKED, C_FEWER, C_STALE, C_AGREE, C_FWD, C_LATER, NCASES };
+enum {
+    C_LEFT, C_LEFT_SAME, C_LEFT_BLOCKED, C_FEWER, C_STALE, C_AGREE, C_FWD, C_LATER, C_POLLED,
+    NCASES
+};
 static const char *const names[NCASES] = {
     "the member waited on left the call without sending, then sent a later call's message",
     "the same, with the same signature (only the WAIT's count tells)",
@@ -41,6 +45,7 @@ static const char *const names[NCASES] = {
     "in agreement: segments sent late, the receiver asking meanwhile",
     "in agreement: a message taken aside while waiting for another, then passed on, keeps its data",
     "in agreement: a later call's message taken aside (try_recv), then read in its own call",
+    "each member the root in its own view, both polling eco_test (only a WAIT tells)",
 };
 
 static int tids[2];
@@ -89,6 +94,30 @@ static void later_case(eco_ctx *ctx, int me, int *first, int *second)
     if (rc == ECO_OK && me == 0)
         rc = tp->recv(tp, 1, tp->call_tag, &x, 1, PVM_INT, NULL, 0);
     *second = ecoi_end(ctx, aside_is(tp, rc, 0));
+}
+
+/* C_POLLED: a reduce in which each member is the root in its own view:
+ * each waits for the other's value, and nothing either sends tells.
+ * Each polls eco_test (the transport's try_recv, which never blocks)
+ * every 10 ms, for POLL_SECONDS at most (then *first is
+ * ECO_ERR_TIMEOUT); *second: the barrier after, which a reduce still
+ * under way first completes. */
+static void polled_case(eco_ctx *ctx, int me, int *first, int *second)
+{
+    eco_request *req = NULL;
+    int x = 7, y = 0, done = 0, rc;
+
+    rc = eco_ireduce(ctx, &x, &y, 1, PVM_INT, ECO_SUM, me, &req);
+    for (int i = 0; rc == ECO_OK && !done; i++) {
+        if (i == POLL_SECONDS * 100) {
+            rc = ECO_ERR_TIMEOUT;
+            break;
+        }
+        usleep(10000);
+        rc = eco_test(&req, &done);
+    }
+    *first = rc;
+    *second = eco_barrier(ctx);
 }
 
 /* One case at member me of ctx: the first call's status and the next's. */
@@ -189,6 +218,9 @@ static void run_case(eco_ctx *ctx, int k, int me, int *first, int *second)
     case C_LATER:
         later_case(ctx, me, first, second);
         break;
+    case C_POLLED:
+        polled_case(ctx, me, first, second);
+        break;
     default:
         /* member 1 sends its two segments after member 0 has asked it
          * (WAIT) twice, in the call with the same signature */
@@ -230,6 +262,10 @@ static int case_ok(int k, const int *r0, const int *r1)
          * first (nothing waited for) may end before or after */
         return r0[0] == ECO_ERR_MISMATCH && r0[1] != ECO_OK &&
                (r1[0] == ECO_OK || r1[0] == ECO_ERR_MISMATCH) && r1[1] == ECO_ERR_MISMATCH;
+    case C_POLLED:
+        /* both fail in the call: by the other's WAIT or its abort */
+        return r0[0] == ECO_ERR_MISMATCH && r1[0] == ECO_ERR_MISMATCH && r0[1] != ECO_OK &&
+               r1[1] != ECO_OK;
     case C_STALE:
         /* member 0 finds the message at its gather's end, or, when member
          * 1 was slower than its 300 ms nap (a loaded machine), in the
