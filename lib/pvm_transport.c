@@ -1347,6 +1347,27 @@ static void tp_abort(ecoi_transport *t, const int *peers, int npeers, int status
             send_ctrl(p->tids[peers[i]], ECOI_TAG_ABORT, p->instance, status);
 }
 
+/* A transport's memory: its arrays (any may be NULL) and itself. */
+static void tp_free(pvm_tp *p)
+{
+    free(p->tids);
+    free(p->dead);
+    free(p->dead_grace);
+    free(p->moved_grace);
+    free(p->aborted);
+    free(p->out);
+    free(p->in);
+    free(p->acked);
+    free(p->last_sent);
+    free(p->sent_msgs);
+    free(p->taken);
+    free(p->later_n);
+    free(p->later_tag);
+    free(p->ask_grace);
+    free(p->ask_tag);
+    free(p);
+}
+
 static void tp_destroy(ecoi_transport *t)
 {
     pvm_tp *p = (pvm_tp *)t;
@@ -1371,22 +1392,7 @@ static void tp_destroy(ecoi_transport *t)
     tp_leave(t);
     if (p->owner)
         pvm_freecontext(p->pvmctx);
-    free(p->tids);
-    free(p->dead);
-    free(p->dead_grace);
-    free(p->moved_grace);
-    free(p->aborted);
-    free(p->out);
-    free(p->in);
-    free(p->acked);
-    free(p->last_sent);
-    free(p->sent_msgs);
-    free(p->taken);
-    free(p->later_n);
-    free(p->later_tag);
-    free(p->ask_grace);
-    free(p->ask_tag);
-    free(p);
+    tp_free(p);
 }
 
 ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
@@ -1415,22 +1421,7 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
     if (!p->tids || !p->dead || !p->aborted || !p->out || !p->in || !p->acked ||
         !p->last_sent || !p->sent_msgs || !p->taken || !p->dead_grace || !p->moved_grace ||
         !p->later_n || !p->later_tag || !p->ask_grace || !p->ask_tag) {
-        free(p->dead_grace);
-        free(p->moved_grace);
-        free(p->later_n);
-        free(p->later_tag);
-        free(p->ask_grace);
-        free(p->ask_tag);
-        free(p->last_sent);
-        free(p->sent_msgs);
-        free(p->taken);
-        free(p->tids);
-        free(p->dead);
-        free(p->aborted);
-        free(p->out);
-        free(p->in);
-        free(p->acked);
-        free(p);
+        tp_free(p);
         return NULL;
     }
     memcpy(p->tids, tids, (size_t)n * sizeof *tids);
