@@ -180,9 +180,8 @@ typedef struct pvm_tp {
     ecoi_grace *dead_grace;     /* [n] try_recv: since it first found it gone */
     ecoi_grace *moved_grace;    /* [n] since a wait first found it gone on to
                                  * a later call (moved_too_long) */
-    ecoi_grace *ask_grace;      /* [n] try_recv: since it first missed
-                                 * ask_tag[r], or last asked for it (WAIT) */
-    int *ask_tag;               /* [n] the tag it looks for from each */
+    ecoi_grace *ask_grace;      /* [n] try_recv: since it first missed a
+                                 * message of r's, or last asked r (WAIT) */
     int mismatch;               /* a WAIT showed a disagreement */
     flow *out, *in;             /* [n] towards / from each member */
     unsigned *acked;            /* [n] epochs each member acknowledged */
@@ -1148,21 +1147,20 @@ static void send_wait(pvm_tp *p, int src, int tag)
                 2 + ECOI_SIG_INTS);
 }
 
-/* try_recv: 1 when it is time to ask src for tag (send_wait), as a
- * blocking wait does every ECOI_ASK_SLICES slices: ECOI_ASK_SECONDS
- * after its first miss of tag, or after it last asked.  Time alone, no
+/* try_recv: 1 when it is time to ask src (send_wait), as a blocking
+ * wait does every ECOI_ASK_SLICES slices: ECOI_ASK_SECONDS after its
+ * first miss of a message from src since the last one delivered
+ * (deliver), or after it last asked.  Per member, not per tag: a round
+ * may wait for two tags from one member (hier's runs), and a grace kept
+ * per tag would restart at each and never run out.  Time alone, no
  * looks: a WAIT is right whenever it goes (apply judges it by what the
  * member asked has done, and the count it carries), and a program that
  * polls eco_test rarely must still ask. */
-static int ask_due(pvm_tp *p, int src, int tag)
+static int ask_due(pvm_tp *p, int src)
 {
     ecoi_grace *g = &p->ask_grace[src];
     const double now = now_seconds();
 
-    if (p->ask_tag[src] != tag) {
-        ecoi_grace_reset(g);
-        p->ask_tag[src] = tag;
-    }
     if (!ecoi_grace_look(g, now, ECOI_ASK_SECONDS, 0))
         return 0;
     ecoi_grace_reset(g);        /* the next one counts from this one */
@@ -1223,6 +1221,7 @@ static int deliver(pvm_tp *p, int src, int tag, int bid, int read_hdr, int their
 
     ecoi_grace_reset(&p->moved_grace[src]);
     ecoi_grace_reset(&p->ask_grace[src]);
+    ecoi_grace_reset(&p->dead_grace[src]);  /* a later message's own grace */
 
     /* Pass the message on untouched before reading it. */
     for (int i = 0; i < nfwd && rc == ECO_OK; i++) {
@@ -1303,7 +1302,7 @@ static int tp_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t co
             return ECO_ERR_MISMATCH;
         /* ask, as a blocking wait does: members that disagree on a root
          * can each wait on the other, and nothing they send tells */
-        if (!p->dead[src] && ask_due(p, src, tag))
+        if (!p->dead[src] && ask_due(p, src))
             send_wait(p, src, tag);
     }
     if (bid == 0) {
@@ -1364,7 +1363,6 @@ static void tp_free(pvm_tp *p)
     free(p->later_n);
     free(p->later_tag);
     free(p->ask_grace);
-    free(p->ask_tag);
     free(p);
 }
 
@@ -1417,10 +1415,9 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
     p->later_n = calloc((size_t)n, sizeof *p->later_n);
     p->later_tag = calloc((size_t)n, sizeof *p->later_tag);
     p->ask_grace = calloc((size_t)n, sizeof *p->ask_grace);
-    p->ask_tag = calloc((size_t)n, sizeof *p->ask_tag);
     if (!p->tids || !p->dead || !p->aborted || !p->out || !p->in || !p->acked ||
         !p->last_sent || !p->sent_msgs || !p->taken || !p->dead_grace || !p->moved_grace ||
-        !p->later_n || !p->later_tag || !p->ask_grace || !p->ask_tag) {
+        !p->later_n || !p->later_tag || !p->ask_grace) {
         tp_free(p);
         return NULL;
     }
