@@ -175,6 +175,9 @@ void ecoi_sched_recv_op(ecoi_sched *s, int peer, int tag, void *acc, size_t coun
 void ecoi_sched_copy(ecoi_sched *s, void *to, const void *from, size_t count);
 void ecoi_sched_op(ecoi_sched *s, void *acc, const void *in, size_t count, int left);
 void ecoi_sched_call(ecoi_sched *s, int (*fn)(void *arg), void *arg);
+/* p (malloc'd) is freed with the schedule; at once, and s->rc set,
+ * without memory to note it. */
+void ecoi_sched_own(ecoi_sched *s, void *p);
 /* A round of its own that, when it starts, drops the steps done and
  * calls more(s, arg) to append what follows (perhaps another of these):
  * a long schedule (the ring's n - 1 rounds) made a few rounds at a time,
@@ -406,10 +409,12 @@ struct eco_ctx {
 };
 
 /* Flow control (pvm_transport.c; local_transport.c keeps the same rule):
- * a sender's messages to one member count in epochs of this many, and
- * it starts an epoch only when its receiver has read all but the one
- * before.  A schedule must read in the order its peers send. */
+ * a sender's messages to one member count in epochs of this many (or of
+ * ECOI_FLOW_BYTES, whichever comes first; local_transport.c counts only
+ * messages), and it starts an epoch only when its receiver has read all
+ * but the one before.  A schedule must read in the order its peers send. */
 #define ECOI_FLOW_MSGS 16
+#define ECOI_FLOW_BYTES (512 * 1024)
 
 /* Tags: every call gets a block of ECOI_CALL_TAGS tags from its call
  * number (ecoi_begin), whatever the operation, so that members stay in

@@ -111,9 +111,6 @@
  * the seconds they take, for try_recv, which waits in no slices. */
 #define ECOI_ASK_SLICES 10
 #define ECOI_ASK_SECONDS (ECOI_ASK_SLICES * ECOI_POLL_USEC * 1e-6)
-/* An epoch of flow control: ECOI_FLOW_MSGS (eco_coll.h) messages, or
- * this many bytes. */
-#define ECOI_FLOW_BYTES (512 * 1024)
 /* How long eco_finalize waits at most for the members to read what this
  * one sent them (flow_drain): two epochs, 1 MB, take 8.4 s at 1 Mbit/s. */
 #define ECOI_DRAIN_SECONDS 10

@@ -75,22 +75,35 @@ void ecoi_sched_fence(ecoi_sched *s)
         s->nrounds++;
 }
 
+void ecoi_sched_own(ecoi_sched *s, void *p)
+{
+    void **v;
+
+    if (!p)
+        return;
+    if (s->rc == ECO_OK) {
+        if ((v = realloc(s->owned, (size_t)(s->nowned + 1) * sizeof *v))) {
+            s->owned = v;
+            s->owned[s->nowned++] = p;
+            return;
+        }
+        s->rc = ECO_ERR_NOMEM;
+    }
+    free(p);
+}
+
 void *ecoi_sched_alloc(ecoi_sched *s, size_t bytes)
 {
-    void *p, **v;
+    void *p;
 
     if (s->rc != ECO_OK)
         return NULL;
-    v = realloc(s->owned, (size_t)(s->nowned + 1) * sizeof *v);
-    if (!v || !(p = malloc(bytes + 1))) {
-        if (v)
-            s->owned = v;
+    if (!(p = malloc(bytes + 1))) {
         s->rc = ECO_ERR_NOMEM;
         return NULL;
     }
-    s->owned = v;
-    s->owned[s->nowned++] = p;
-    return p;
+    ecoi_sched_own(s, p);
+    return s->rc == ECO_OK ? p : NULL;
 }
 
 void ecoi_sched_send(ecoi_sched *s, int peer, int tag, const void *buf, size_t count)
@@ -223,6 +236,8 @@ static int more_steps(ecoi_sched *s)
 
     memmove(s->steps, s->steps + s->cur + 1, (size_t)keep * sizeof *s->steps);
     s->nsteps = keep;
+    if (keep == 0)     /* the lists passed on to went with their steps */
+        s->nfwd = 0;
     s->cur = 0;
     s->started = 0;
     return m.more(s, m.buf);
