@@ -600,6 +600,10 @@ int ecoi_ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf, const in
                         const int *displs, size_t count, int datatype);
 /* Broadcast count elements from rank 0 down the tree select.c picks. */
 int ecoi_bcast_from0(eco_ctx *c, void *buf, size_t count, int datatype);
+/* The rounds by which gather-to-all's hier lets a member read what its
+ * parent sent, for units of unit_bytes (gather.c; select.c predicts it):
+ * 1, or 0 when flow control would stop a parent that ran ahead. */
+size_t ecoi_hier_lag(size_t unit_bytes);
 
 /*
  * The vector forms (vector.c).  A run is the blocks of a run of members

@@ -156,35 +156,53 @@ int ecoi_ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf, const in
 }
 
 /*
- * Gather-to-all among subnets ("hier"): each subnet's own tree gathers
- * its members' blocks at its leader; every leader sends its subnet's run
- * of blocks to every other leader; each subnet's tree broadcasts the runs.
- * A subnet's shared link then carries only the blocks of the other
- * subnets in, and its own out once per other subnet: the least any
- * algorithm moves through it when S = 2, and far less than the ring's
- * n - 1 steps at the slowest edge's pace.
+ * Gather-to-all among groups ("hier"): every block goes up its group's
+ * tree to the group's leader, the leaders exchange their groups' runs,
+ * and each group's tree takes every run down.  A group's shared link
+ * then carries only the blocks of the other groups in, and its own out
+ * once per other group: the least any algorithm moves through it when
+ * S = 2, and far less than the ring's n - 1 steps at the slowest edge's
+ * pace.
  *
- * The exchange and the broadcasts overlap: a leader sends its own run
- * down its tree in the round of its first exchange, and passes each
- * segment of another leader's run on down as it comes in.  Every member
- * of group g takes the runs in the same order, each a segmented
- * broadcast of its own: g's, then the runs of the leaders 1, 2, ...,
- * S - 1 behind (the order they reach g's leader), into the forest's
- * preorder; each member turns that into rank order at the end.  A
- * round's streams go in the plan's segments, taking turns (sub-round i:
- * exchange segment i out, the own run's segment i down, exchange
- * segment i in and down), so none waits for another to end: a whole
- * run's send holds the leader until the slow link has taken it
- * (campus24.topo, 16 KB per member: 432 ms in whole runs, 360 in 64 KB
- * segments), and a run that went down only once it was all in came a
- * whole exchange late (S = 2: after the exchange, every run down).
+ * Nothing waits for a whole run.  A group's run is cut into units, the
+ * plan's segments of each block (one unit a block when blocks are
+ * shorter), numbered in the forest's preorder, and in round r every
+ * member moves unit r of its subtree up: its own, or the one its child
+ * passes on, which it passes on at once to its parent, and the leader to
+ * the leader ahead, so the exchange starts with the leader's own block
+ * and takes each block as it comes.  Each unit goes down the group's tree
+ * only where it did not come up (a child is not sent back its own
+ * subtree's units): a member sends it to its other children the round
+ * after it passed it up, and each member below passes it on as it comes
+ * in.  The run of the leader behind comes in unit by unit and goes down
+ * the same way, passed on as it comes.  A member d levels down takes
+ * what its parent sent lag rounds later (ecoi_hier_lag), so a member's
+ * units go up while the ones before go down, instead of every round
+ * waiting for a unit's way up and down the whole tree (campus24.topo,
+ * 128 KB a member, simulated: 2.7 s in lock step, 1.34 s one round
+ * behind, against the 1.26 s of the link between its sites).
  *
- *     leader, round 1:  own run -> leader 1 ahead; own run down;
- *                       the run of the leader 1 behind in and down
- *     round k:          own run -> leader k ahead;
- *                       the run of the leader k behind in and down
- *     (S - 1 rounds; the own run goes down on its own tag, the others
- *     on the exchange's, so the two runs of round 1 can interleave)
+ *     round r of member v, d levels below its group's leader:
+ *       up:     unit r of v's subtree -> parent (leader: -> leader ahead)
+ *       down:   unit x = r - 1 - d lag of the group's run: v's subtree's
+ *               -> the children it did not come from; else from the
+ *               parent, passed on to every child
+ *       across: unit r - (d + 1) lag of the run of the leader behind,
+ *               from the parent (leader: from the leader behind), passed
+ *               on to every child
+ *     then (S > 2) rounds 2 .. S - 1: the leader's whole run to the
+ *     leader k ahead, the run of the leader k behind in and down, in
+ *     the plan's segments, taking turns
+ *
+ * Every stream comes in the order it was sent, at most a unit a round:
+ * up from a child and across from the leader behind on one tag (t1, the
+ * tag a unit keeps when passed on), the group's run down on another (t3)
+ * and the later rounds on a third (t2); a parent's two streams to a child
+ * (down and across) are told apart by their tags.  What a member reads in
+ * a round was sent in that round or lag rounds before, so that flow
+ * control (pvm_transport.c: a sender stops an epoch and a message ahead
+ * of what its receiver read) holds back a sender that ran ahead, never
+ * one whose receiver waits for something only that sender can send.
  */
 /* The elements of segment i of a run of len in segments of step. */
 static size_t piece(size_t len, size_t i, size_t step)
@@ -192,102 +210,206 @@ static size_t piece(size_t len, size_t i, size_t step)
     return len - i * step < step ? len - i * step : step;
 }
 
+size_t ecoi_hier_lag(size_t unit_bytes)
+{
+    size_t e = unit_bytes ? (ECOI_FLOW_BYTES + unit_bytes - 1) / unit_bytes : ECOI_FLOW_MSGS;
+
+    /* a parent sends a child two units a round at most (down and
+     * across), read lag rounds later: 2 (lag + 1) unread, and a sender
+     * may run an epoch and one message ahead of its receiver */
+    return (e < ECOI_FLOW_MSGS ? e : ECOI_FLOW_MSGS) >= 3 ? 1 : 0;
+}
+
+/* Rounds of hier's pipeline made at a time (ecoi_sched_more). */
+#define ECOI_HIER_CHUNK 32
+
+/* A member's part of hier, kept with its schedule while it is made. */
+typedef struct hier_state {
+    const eco_tree *f;       /* the forest, the schedule's to free */
+    const int *lead;         /* [S] the groups' leaders, the same */
+    ecoi_plan plan;
+    char *pre;               /* every block, in the forest's preorder */
+    void *recvbuf;
+    const int *kids;
+    size_t count, size, step, u;   /* a block's elements, an element's bytes,
+                                    * a unit's elements, a block's units */
+    size_t U, Ub, lo, hi;    /* units of the group's run, of the run of the
+                              * leader behind; this member's subtree's */
+    size_t down, across;     /* rounds after which its down, across units come */
+    size_t r, rounds, kid;   /* the next round, the last; the child up now */
+    int S, me, g, top, parent, up, behind, nkids, t1, t2, t3;
+} hier_state;
+
+/* Unit x of the run that starts at forest position at, and its length. */
+static char *hier_unit(const hier_state *h, int at, size_t x)
+{
+    return h->pre + (((size_t)at + x / h->u) * h->count + (x % h->u) * h->step) * h->size;
+}
+
+static size_t hier_len(const hier_state *h, size_t x)
+{
+    return piece(h->count, x % h->u, h->step);
+}
+
+/* Up: unit r of this member's subtree to its parent (the leader's to
+ * the leader ahead), its own from its buffer, a child's as it comes. */
+static void hier_up(ecoi_sched *s, hier_state *h, size_t r)
+{
+    const int top = h->f->pos[h->top];
+    const int *up = h->up >= 0 ? &h->up : NULL;
+
+    if (r < h->lo + h->u) {
+        if (up)
+            ecoi_sched_send(s, h->up, h->t1, hier_unit(h, top, r), hier_len(h, r));
+        return;
+    }
+    /* the children's subtrees follow each other in the preorder */
+    while (h->kid + 1 < (size_t)h->nkids &&
+           r >= (size_t)(h->f->pos[h->kids[h->kid + 1]] - top) * h->u)
+        h->kid++;
+    ecoi_sched_recv_fwd(s, h->kids[h->kid], h->t1, hier_unit(h, top, r), hier_len(h, r),
+                        up, up ? 1 : 0);
+}
+
+/* Down: unit x of the group's run, sent on to the children it did not
+ * come up from, or taken from the parent and passed on. */
+static void hier_down(ecoi_sched *s, const hier_state *h, size_t x)
+{
+    const eco_tree *f = h->f;
+    const int top = f->pos[h->top];
+
+    if (x < h->lo || x >= h->hi) {
+        ecoi_sched_recv_fwd(s, h->parent, h->t3, hier_unit(h, top, x), hier_len(h, x),
+                            h->kids, h->nkids);
+        return;
+    }
+    for (int j = 0; j < h->nkids; j++) {
+        const size_t lo = (size_t)(f->pos[h->kids[j]] - top) * h->u;
+        if (x < lo || x >= lo + (size_t)f->subtree[h->kids[j]] * h->u)
+            ecoi_sched_send(s, h->kids[j], h->t3, hier_unit(h, top, x), hier_len(h, x));
+    }
+}
+
+/* Rounds 2 .. S - 1 (k = 1 .. S - 2): the leader's whole run to the
+ * leader k + 1 ahead, the run of the one k + 1 behind in and down, in
+ * the plan's segments, taking turns. */
+static void hier_later(ecoi_sched *s, const hier_state *h)
+{
+    const eco_tree *f = h->f;
+    const size_t unit = h->count * h->size;
+
+    for (int k = 1; k < h->S - 1; k++) {
+        const int from = h->lead[(h->g - k - 1 + h->S) % h->S];
+        const int to = h->lead[(h->g + k + 1) % h->S];
+        const size_t in = (size_t)f->subtree[from] * h->count;
+        const size_t out = h->me >= 0 ? (size_t)f->subtree[h->top] * h->count : 0;
+        const size_t sin = ecoi_plan_elems(&h->plan, in, h->size);
+        const size_t sout = ecoi_plan_elems(&h->plan, out, h->size);
+        char *mine = h->pre + (size_t)f->pos[h->top] * unit;
+
+        for (size_t i = 0; i * sout < out || i * sin < in; i++) {
+            if (i * sout < out)
+                ecoi_sched_send(s, to, h->t2, mine + i * sout * h->size, piece(out, i, sout));
+            if (i * sin < in)
+                ecoi_sched_recv_fwd(s, h->me >= 0 ? from : h->parent, h->t2,
+                                    h->pre + ((size_t)f->pos[from] * h->count + i * sin) * h->size,
+                                    piece(in, i, sin), h->kids, h->nkids);
+            ecoi_sched_fence(s);
+        }
+    }
+}
+
+/* The pipeline's next ECOI_HIER_CHUNK rounds; after the last, the later
+ * rounds and the turn into rank order. */
+static int hier_rounds(ecoi_sched *s, void *arg)
+{
+    hier_state *h = arg;
+    const size_t stop = h->r + ECOI_HIER_CHUNK < h->rounds ? h->r + ECOI_HIER_CHUNK : h->rounds;
+
+    for (; h->r < stop; h->r++) {
+        const size_t r = h->r;
+        if (r >= h->lo && r < h->hi)
+            hier_up(s, h, r);
+        if (r >= h->down && r - h->down < h->U)
+            hier_down(s, h, r - h->down);
+        if (r >= h->across && r - h->across < h->Ub)
+            ecoi_sched_recv_fwd(s, h->parent >= 0 ? h->parent : h->behind, h->t1,
+                                hier_unit(h, h->f->pos[h->behind], r - h->across),
+                                hier_len(h, r - h->across), h->kids, h->nkids);
+        ecoi_sched_fence(s);
+    }
+    if (h->r < h->rounds) {
+        ecoi_sched_more(s, hier_rounds, h);
+    } else {
+        hier_later(s, h);
+        ecoi_sched_unpack(s, h->f, h->pre, h->recvbuf, h->count * h->size);
+    }
+    return ECO_OK;
+}
+
+/* The schedule frees the forest and the leaders with itself. */
+static int hier_own(ecoi_sched *s, eco_tree *f, int *lead)
+{
+    void *v[] = { f->parent, f->child_off, f->child, f->order, f->pos, f->subtree, f->kind,
+                  f, lead };
+
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        ecoi_sched_own(s, v[i]);
+    return s->rc;
+}
+
+/* This member's place: its group, parent, children, units and rounds. */
+static void hier_place(hier_state *h, int rank)
+{
+    const eco_tree *f = h->f;
+    const size_t lag = ecoi_hier_lag(h->step * h->size);
+    size_t d = 0;
+
+    for (h->top = rank; f->parent[h->top] >= 0; h->top = f->parent[h->top])
+        d++;
+    while (h->g < h->S - 1 && h->lead[h->g] != h->top)
+        h->g++;
+    h->parent = f->parent[rank];
+    h->behind = h->S > 1 ? h->lead[(h->g - 1 + h->S) % h->S] : -1;
+    h->up = h->parent >= 0 ? h->parent : h->S > 1 ? h->lead[(h->g + 1) % h->S] : -1;
+    h->kids = &f->child[f->child_off[rank]];
+    h->nkids = f->child_off[rank + 1] - f->child_off[rank];
+    h->U = (size_t)f->subtree[h->top] * h->u;
+    h->Ub = h->S > 1 ? (size_t)f->subtree[h->behind] * h->u : 0;
+    h->lo = (size_t)(f->pos[rank] - f->pos[h->top]) * h->u;
+    h->hi = h->lo + (size_t)f->subtree[rank] * h->u;
+    h->down = 1 + d * lag;
+    h->across = (d + 1) * lag;
+    h->rounds = h->hi > h->U + h->down ? h->hi : h->U + h->down;
+    if (h->Ub > 0 && h->Ub + h->across > h->rounds)
+        h->rounds = h->Ub + h->across;
+}
+
 static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const void *sendbuf,
                        void *recvbuf, size_t count)
 {
     eco_ctx *c = s->c;
-    const size_t size = ecoi_type_size(s->datatype), unit = count * size;
-    const int t1 = ecoi_next_tag(c), t2 = ecoi_next_tag(c), t3 = ecoi_next_tag(c);
+    const size_t size = ecoi_type_size(s->datatype);
     eco_tree *forest = NULL;
-    int *lead = NULL, S = 0, me = -1, g = 0, top, rc;
-    char *pre;
+    int *lead = NULL, S = 0, me = -1, rc;
+    hier_state *h;
 
     if ((rc = ecoi_ctx_forest(c, plan, &forest, &lead, &S, &me)) != ECO_OK) {
         s->rc = rc;
         return;
     }
-    /* this member's group: its tree's root among the leaders */
-    for (top = c->rank; forest->parent[top] >= 0; top = forest->parent[top])
-        ;
-    while (g < S - 1 && lead[g] != top)
-        g++;
-    /* the forest's preorder keeps each group's blocks together */
-    pre = ecoi_sched_alloc(s, (size_t)c->n * unit);
-    if (s->rc == ECO_OK) {
-        const int *kids = &forest->child[forest->child_off[c->rank]];
-        const int nkids = forest->child_off[c->rank + 1] - forest->child_off[c->rank];
-        char *mine = pre + (size_t)forest->pos[c->rank] * unit;
-        int to = -1, from = -1;
-
-        ecoi_sched_gather(s, forest, t1, sendbuf, mine, count);
-        /* Run k is the group's of the leader k behind, a segmented
-         * broadcast down the group's tree: run 0 (the group's own) on t3,
-         * the others on t2, each forwarded by the leader as its exchange
-         * segments come in.  The leader's round k: its own run to the
-         * leader k + 1 ahead, the run of the one k + 1 behind in and on
-         * down (one stream into and out of every group at a time), and in
-         * round 0 its own run down. */
-        for (int k = 0; k < (S > 1 ? S - 1 : 1); k++) {
-            const int j = lead[(g - k - 1 + S) % S];
-            const size_t len0 = (size_t)forest->subtree[top] * count;
-            const size_t step0 = ecoi_plan_elems(plan, len0, size);
-            size_t out = 0, in = 0, sout = 1, sin = 1;
-
-            if (me < 0) {
-                /* run k + 1, and in round 0 run 0, their segments taken
-                 * in the order the leader sends them: a member that read
-                 * one run first would leave the other's messages unread,
-                 * and flow control (pvm_transport.c) stops a sender two
-                 * epochs ahead of what its receiver read */
-                const int p = forest->parent[c->rank];
-                const size_t len = S > 1 ? (size_t)forest->subtree[j] * count : 0;
-                const size_t step = ecoi_plan_elems(plan, len, size);
-                char *run0 = pre + (size_t)forest->pos[top] * unit;
-                char *run = pre + (size_t)forest->pos[j] * unit;
-                for (size_t i = 0; i * step < len || (k == 0 && i * step0 < len0); i++) {
-                    if (k == 0 && i * step0 < len0)
-                        ecoi_sched_recv_fwd(s, p, t3, run0 + i * step0 * size,
-                                            piece(len0, i, step0),
-                                            kids, nkids);
-                    if (i * step < len)
-                        ecoi_sched_recv_fwd(s, p, t2, run + i * step * size,
-                                            piece(len, i, step),
-                                            kids, nkids);
-                    ecoi_sched_fence(s);
-                }
-                continue;
-            }
-            if (S > 1) {
-                to = lead[(me + k + 1) % S];
-                from = lead[(me - k - 1 + S) % S];
-                out = (size_t)forest->subtree[c->rank] * count;
-                in = (size_t)forest->subtree[from] * count;
-                sout = ecoi_plan_elems(plan, out, size);
-                sin = ecoi_plan_elems(plan, in, size);
-            }
-            /* sub-round i: exchange segment i out, run 0's segment i down
-             * (round 0), exchange segment i in and down: no stream waits
-             * for another to end */
-            for (size_t i = 0; i * sout < out || i * sin < in || (k == 0 && i * step0 < len0);
-                 i++) {
-                if (i * sout < out)
-                    ecoi_sched_send(s, to, t2, mine + i * sout * size,
-                                    piece(out, i, sout));
-                if (k == 0 && i * step0 < len0)
-                    for (int j2 = 0; j2 < nkids; j2++)
-                        ecoi_sched_send(s, kids[j2], t3, mine + i * step0 * size,
-                                        piece(len0, i, step0));
-                if (i * sin < in)
-                    ecoi_sched_recv_fwd(s, from, t2,
-                                        pre + ((size_t)forest->pos[from] * count + i * sin) * size,
-                                        piece(in, i, sin), kids, nkids);
-                ecoi_sched_fence(s);
-            }
-        }
-        ecoi_sched_unpack(s, forest, pre, recvbuf, unit);
-    }
-    free(lead);
-    eco_tree_free(&forest);
+    if (hier_own(s, forest, lead) != ECO_OK || !(h = ecoi_sched_alloc(s, sizeof *h)))
+        return;
+    *h = (hier_state){ .f = forest, .lead = lead, .plan = *plan, .recvbuf = recvbuf,
+                       .count = count, .size = size, .S = S, .me = me,
+                       .t1 = ecoi_next_tag(c), .t2 = ecoi_next_tag(c), .t3 = ecoi_next_tag(c) };
+    h->step = ecoi_plan_elems(plan, count, size);
+    h->u = (count + h->step - 1) / h->step;
+    if (!(h->pre = ecoi_sched_alloc(s, (size_t)c->n * count * size)))
+        return;
+    hier_place(h, c->rank);
+    ecoi_sched_copy(s, h->pre + (size_t)forest->pos[c->rank] * count * size, sendbuf, count);
+    hier_rounds(s, h);
 }
 
 static int gather_call(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int count,
