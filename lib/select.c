@@ -38,10 +38,11 @@
  *                 (s - 1) times the busiest resource when every stage
  *                 runs at once; reduce-to-all on one tree the same with
  *                 nothing across;
- *   hier:         the gather inside each group, then the longer of the
- *                 leaders' exchange rounds and the groups' trees
- *                 broadcasting every run as it comes, then the last
- *                 segment's way down the trees;
+ *   hier:         the blocks up the groups' trees, across among the
+ *                 leaders and down the trees, all at once in units of
+ *                 a block's segments, as long as the busiest resource or
+ *                 the exchange's rounds, then the last unit's way down
+ *                 (hier_pipe);
  *   ring:         n - 1 steps, each as long as the ring's slowest edge
  *                 with the lock-step step's cost added (ecoi_model_step);
  *   rdouble:      rounds (reduce-to-all: a fold, log2 p exchanges of
@@ -1216,14 +1217,25 @@ static double tree_gather_net(const pm *p, const eco_tree *t, double bytes)
     return out;
 }
 
-/* hier with segments of m bytes (0: whole runs): the gather, then the
- * leaders' exchange rounds and every run going down the groups' trees
- * segment by segment as it comes, then the last segment's way down.  The
- * stretch while the runs go down lasts as long as the exchange's rounds
- * or as the trees' busiest resource under those runs, whichever is
- * longer: the exchange is paced
- * by the slow links between groups, and a member's load would count
- * it at that pace as if it kept the member from sending down. */
+/* hier (gather.c) with segments of m bytes (0: whole): its streams at
+ * once, in units of a block's segments (whole blocks when m is 0 or no
+ * shorter): up the groups' trees, across to the leader ahead, and the
+ * group's run and the run of the leader behind down the trees; then
+ * (S > 2) the later exchange rounds, whole runs in segments of m, each
+ * going down as it comes.  It lasts
+ *   - as long as the busiest resource under all of these, or as the
+ *     exchange's rounds (paced by the slow links between groups: a
+ *     member's load would count it at that pace as if it kept the member
+ *     from sending down), whichever is longer;
+ *   - or, when longer, as many rounds as the longest run has units, each
+ *     as long as a unit's way down to a member and up again over the
+ *     rounds the member has for it (1 + d lag, d levels down: in lock
+ *     step, lag 0, the whole way), or as a round's sends hold a member;
+ *   - then the last unit's way down, and 1 + lag times what a unit's send
+ *     across holds its leader, fitted to the simulation (campus24.topo,
+ *     hier-chain, 128 KB a member: 16 KB units 1328.9 ms, 32 KB 1335.9,
+ *     64 KB 1441.2, whole blocks 1612.1, where the rest of the model
+ *     has 1291 to 1302 for the first three and 1488 for whole blocks). */
 /* The longest run among S leaders' groups, of `bytes` per member. */
 static double longest_run(const eco_tree *forest, const int *leaders, int S, double bytes)
 {
@@ -1234,74 +1246,135 @@ static double longest_run(const eco_tree *forest, const int *leaders, int S, dou
     return most;
 }
 
+/* Every member's group (its tree's root among the leaders) and its
+ * depth below its leader (preorder: a parent before its children). */
+static void forest_groups(const eco_tree *f, const int *leaders, int S, int *grp, int *dep)
+{
+    for (int i = 0; i < f->n; i++) {
+        int v = f->order[i], u = f->parent[v];
+        if (u >= 0) {
+            grp[v] = grp[u];
+            dep[v] = dep[u] + 1;
+        } else {
+            for (grp[v] = 0; grp[v] < S - 1 && leaders[grp[v]] != v; grp[v]++)
+                ;
+            dep[v] = 0;
+        }
+    }
+}
+
+/* The exchange's round k (1 .. S - 1), every leader to the one k ahead:
+ * round 1 in units of `unit` bytes, the later ones whole runs in
+ * segments of m. */
+static void hier_exchange_loads(const pm *p, const eco_tree *f, const int *leaders, int S,
+                                double bytes, double m, double unit, int k, loads *l)
+{
+    for (int i = 0; i < S; i++) {
+        const double run = bytes * f->subtree[leaders[i]];
+        const double msgs = k == 1 ? f->subtree[leaders[i]] * run_msgs(bytes, unit)
+                                   : run_msgs(run, m > 0 && m < run ? m : run);
+        loads_add_n(p, l, leaders[i], leaders[(i + k) % S], run, msgs, 0);
+    }
+}
+
+/* Every stream of hier at once: the exchange, and on each edge of the
+ * trees the subtree's units up, the rest of the group's run down, the
+ * run of the leader behind down (round 1, in units) and the later
+ * rounds' runs down (in segments of m). */
+static void hier_loads(const pm *p, const eco_tree *f, const int *leaders, int S,
+                       const int *grp, double bytes, double m, double unit, loads *l)
+{
+    const double per = run_msgs(bytes, unit);   /* a block's messages */
+
+    loads_clear(p, l);
+    for (int k = 1; k < S; k++)
+        hier_exchange_loads(p, f, leaders, S, bytes, m, unit, k, l);
+    for (int v = 0; v < f->n; v++) {
+        const int u = f->parent[v], g = grp[v];
+        const double sub = f->subtree[v], rest = f->subtree[leaders[g]] - sub;
+        if (u < 0)
+            continue;
+        loads_add_n(p, l, v, u, bytes * sub, sub * per, 0);
+        loads_add_n(p, l, u, v, bytes * rest, rest * per, 0);
+        for (int k = 1; k < S; k++) {
+            const double blocks = f->subtree[leaders[(g - k + S) % S]], run = bytes * blocks;
+            loads_add_n(p, l, u, v, run,
+                        k == 1 ? blocks * per : run_msgs(run, m > 0 && m < run ? m : run), 0);
+        }
+    }
+}
+
+/* How long a send of `bytes` from a to b holds a: until all but
+ * SOCKET_BYTES of it has left, at the slowest link it crosses. */
+static double send_hold(const pm *p, int a, int b, double bytes)
+{
+    return bytes > SOCKET_BYTES ? (bytes - SOCKET_BYTES) * path_beta(p, a, b) : 0.0;
+}
+
+/* The longest that member v's sends of one round hold it: a unit up (the
+ * leader: across to the leader ahead, `ahead`), and to each child the
+ * run of the leader behind's unit and, but in the rounds of the child's
+ * own units, the group's. */
+static double round_hold(const pm *p, const eco_tree *f, int v, int ahead, double group,
+                         double unit)
+{
+    const int u = f->parent[v] >= 0 ? f->parent[v] : ahead;
+    double h = u >= 0 ? send_hold(p, v, u, unit) : 0.0;
+
+    for (int j = f->child_off[v]; j < f->child_off[v + 1]; j++) {
+        const int c = f->child[j];
+        h += send_hold(p, v, c, unit) * (1.0 + (group - f->subtree[c]) / group);
+    }
+    return h;
+}
+
 static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders, int S,
                         double bytes, double m, loads *l)
 {
     const eco_tree *f = forest;
-    double g = tree_gather(p, forest, bytes), ex = 0.0, last = 0.0, both;
-    int *grp = malloc((size_t)p->n * sizeof *grp);
+    const double unit = m > 0 && m < bytes ? m : bytes;
+    const double lag = (double)ecoi_hier_lag((size_t)unit);
+    const double units = longest_run(f, leaders, S, bytes) / bytes * ceil(bytes / unit);
+    double ex = 0.0, both, cycle = 0.0, down = 0.0, hold = 0.0, across = 0.0;
+    int *grp = malloc((size_t)p->n * 2 * sizeof *grp), *dep;
+    double *way = malloc((size_t)p->n * 2 * sizeof *way), *up;
 
-    if (!grp)
+    if (!grp || !way) {
+        free(grp);
+        free(way);
         return INFINITY;
-    /* every member's group: its tree's root among the leaders (preorder:
-     * a parent before its children) */
-    for (int i = 0; i < f->n; i++) {
-        int v = f->order[i], u = f->parent[v];
-        if (u >= 0)
-            grp[v] = grp[u];
-        else
-            for (grp[v] = 0; grp[v] < S - 1 && leaders[grp[v]] != v; grp[v]++)
-                ;
     }
-    /* run k of group j is the run of the leader k behind */
-#define RUN(j, k) (bytes * f->subtree[leaders[((j) - (k) + S) % S]])
-    /* each run goes on down as it comes in (gather.c): after the last
-     * exchange only its last segment's way down is left */
-    for (int j = 0; j < S; j++)
-        last = fmax(last, RUN(j, S - 1));
-    last = m > 0 && m < last ? m : last;
-    last = tree_pass(p, forest, last, last, 0, l);
+    dep = grp + p->n;
+    up = way + p->n;
+    forest_groups(f, leaders, S, grp, dep);
     for (int k = 1; k < S; k++) {
         double lat = 0.0;
         loads_clear(p, l);
+        hier_exchange_loads(p, f, leaders, S, bytes, m, unit, k, l);
         for (int i = 0; i < S; i++) {
-            const double run = bytes * f->subtree[leaders[i]];
-            loads_add_n(p, l, leaders[i], leaders[(i + k) % S], run,
-                        run_msgs(run, m > 0 && m < run ? m : run), 0);
             lat = fmax(lat, msg(p, leaders[i], leaders[(i + k) % S], 0));
+            across = k == 1 ? fmax(across, send_hold(p, leaders[i], leaders[(i + 1) % S], unit))
+                            : across;
         }
         ex += lat + loads_max(p, l);
     }
-    /* the runs down, with every round's exchange in the same loads: on
-     * campus24.topo a site's leader's subnet link carries its exchange
-     * and both runs down to the site's two other subnets */
-    loads_clear(p, l);
-    for (int k = 1; k < S; k++)
-        for (int i = 0; i < S; i++) {
-            double run = bytes * f->subtree[leaders[i]], seg = m > 0 && m < run ? m : run;
-            loads_add_n(p, l, leaders[i], leaders[(i + k) % S], run, run_msgs(run, seg), 0);
-        }
-    for (int v = 0; v < f->n; v++)
-        for (int k = 0; k < S && f->parent[v] >= 0; k++) {
-            double run = RUN(grp[v], k), seg = m > 0 && m < run ? m : run;
-            /* its segments, at once: O(1) whatever their number */
-            loads_add_n(p, l, f->parent[v], v, run, run_msgs(run, seg), 0);
-        }
-#undef RUN
+    hier_loads(p, f, leaders, S, grp, bytes, m, unit, l);
     both = loads_max(p, l);
-    free(grp);
-    /* A leader's exchange send holds it until all but SOCKET_BYTES of
-     * the segment has left, and only then does it send down (gather.c):
-     * the two streams overlap in that share of each segment.  campus24,
-     * hier-sites of 128 KB: 2572 ms measured in 16 KB segments, 2852 in
-     * 64 KB, 3007 in 128 KB, 3612 whole. */
-    {
-        /* the segment, or (whole runs) the longest run */
-        double most = longest_run(f, leaders, S, bytes);
-        double seg = m > 0 && m < most ? m : fmax(m, most);
-        double held = seg > SOCKET_BYTES ? (seg - SOCKET_BYTES) / seg : 0.0;
-        return g + fmax(ex, both) + held * fmin(ex, both) + last;
+    /* a unit's way down from the leader to each member and up again (a
+     * member d levels down takes it 1 + d lag rounds after it went up),
+     * and what a round's sends hold each member */
+    for (int i = 0; i < f->n; i++) {
+        const int v = f->order[i], u = f->parent[v], g = grp[v];
+        way[v] = u < 0 ? 0.0 : way[u] + msg(p, u, v, unit);
+        up[v] = u < 0 ? 0.0 : up[u] + msg(p, v, u, unit);
+        cycle = fmax(cycle, (way[v] + up[v]) / (2.0 + dep[v] * lag));
+        down = fmax(down, way[v]);
+        hold = fmax(hold, round_hold(p, f, v, S > 1 ? leaders[(g + 1) % S] : -1,
+                                     f->subtree[leaders[g]], unit));
     }
+    free(grp);
+    free(way);
+    return fmax(fmax(ex, both), units * fmax(cycle, hold)) + (1.0 + lag) * across + down;
 }
 
 static double hier_seg(const seg_pass *q, double seg)
