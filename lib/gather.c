@@ -187,9 +187,9 @@ int ecoi_ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf, const in
  *       down:   unit x = r - 1 - d lag of the group's run: v's subtree's
  *               -> the children it did not come from; else from the
  *               parent, passed on to every child
- *       across: unit r - (d + 1) lag of the run of the leader behind,
+ *       across: unit r - xlag - d lag of the run of the leader behind,
  *               from the parent (leader: from the leader behind), passed
- *               on to every child
+ *               on to every child (xlag: hier_xlag)
  *     then (S > 2) rounds 2 .. S - 1: the leader's whole run to the
  *     leader k ahead, the run of the leader k behind in and down, in
  *     the plan's segments, taking turns
@@ -199,10 +199,11 @@ int ecoi_ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf, const in
  * tag a unit keeps when passed on), the group's run down on another (t3)
  * and the later rounds on a third (t2); a parent's two streams to a child
  * (down and across) are told apart by their tags.  What a member reads in
- * a round was sent in that round or lag rounds before, so that flow
- * control (pvm_transport.c: a sender stops an epoch and a message ahead
- * of what its receiver read) holds back a sender that ran ahead, never
- * one whose receiver waits for something only that sender can send.
+ * a round was sent in that round or lag rounds before (a leader's run of
+ * the leader behind: xlag), so that flow control (pvm_transport.c: a
+ * sender stops an epoch and a message ahead of what its receiver read)
+ * holds back a sender that ran ahead, never one whose receiver waits for
+ * something only that sender can send.
  */
 /* The elements of segment i of a run of len in segments of step. */
 static size_t piece(size_t len, size_t i, size_t step)
@@ -210,14 +211,35 @@ static size_t piece(size_t len, size_t i, size_t step)
     return len - i * step < step ? len - i * step : step;
 }
 
-size_t ecoi_hier_lag(size_t unit_bytes)
+/* The messages of units of unit_bytes in an epoch of flow control. */
+static size_t epoch_units(size_t unit_bytes)
 {
     size_t e = unit_bytes ? (ECOI_FLOW_BYTES + unit_bytes - 1) / unit_bytes : ECOI_FLOW_MSGS;
 
+    return e < ECOI_FLOW_MSGS ? e : ECOI_FLOW_MSGS;
+}
+
+size_t ecoi_hier_lag(size_t unit_bytes)
+{
     /* a parent sends a child two units a round at most (down and
      * across), read lag rounds later: 2 (lag + 1) unread, and a sender
      * may run an epoch and one message ahead of its receiver */
-    return (e < ECOI_FLOW_MSGS ? e : ECOI_FLOW_MSGS) >= 3 ? 1 : 0;
+    return epoch_units(unit_bytes) >= 3 ? 1 : 0;
+}
+
+/* The rounds by which a leader reads the run of the leader behind after
+ * that one sent it: with two groups, lag (the two runs cross the same
+ * links, at the same pace); with more, an epoch less one, the most that
+ * flow control lets a ring of leaders run apart without stopping them all
+ * (each a sender an epoch and a message ahead of the next), so that a
+ * leader's run out is not held to the pace of the run coming in from
+ * another group behind another link (uneven.topo, 21 tasks, 128 KB a
+ * member, simulated: 3594 ms read a round late, 3292 fifteen rounds). */
+static size_t hier_xlag(size_t unit_bytes, int S, size_t lag)
+{
+    const size_t e = epoch_units(unit_bytes);
+
+    return S > 2 && e > lag + 1 ? e - 1 : lag;
 }
 
 /* Rounds of hier's pipeline made at a time (ecoi_sched_more). */
@@ -379,7 +401,7 @@ static void hier_place(hier_state *h, int rank)
     h->lo = (size_t)(f->pos[rank] - f->pos[h->top]) * h->u;
     h->hi = h->lo + (size_t)f->subtree[rank] * h->u;
     h->down = 1 + d * lag;
-    h->across = (d + 1) * lag;
+    h->across = hier_xlag(h->step * h->size, h->S, lag) + d * lag;
     h->rounds = h->hi > h->U + h->down ? h->hi : h->U + h->down;
     if (h->Ub > 0 && h->Ub + h->across > h->rounds)
         h->rounds = h->Ub + h->across;
