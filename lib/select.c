@@ -1231,6 +1231,8 @@ static double tree_gather_net(const pm *p, const eco_tree *t, double bytes)
  *     as long as a unit's way down to a member and up again over the
  *     rounds the member has for it (1 + d lag, d levels down: in lock
  *     step, lag 0, the whole way), or as a round's sends hold a member;
+ *     or as a group's rounds, each as long as its slowest send down the
+ *     group's tree (group_rounds);
  *   - then the last unit's way down, and 1 + lag times what a unit's send
  *     across holds its leader, fitted to the simulation (campus24.topo,
  *     hier-chain, 128 KB a member: 16 KB units 1328.9 ms, 32 KB 1335.9,
@@ -1328,14 +1330,56 @@ static double round_hold(const pm *p, const eco_tree *f, int v, int ahead, doubl
     return h;
 }
 
+/* a's subtree holds c (preorder: a subtree is a run of positions). */
+static int in_subtree(const eco_tree *f, int a, int c)
+{
+    return f->pos[c] >= f->pos[a] && f->pos[c] < f->pos[a] + f->subtree[a];
+}
+
+/* The rounds of the group of leader ld, each as long as its slowest send
+ * down an edge of the group's tree (a send holds its sender until all
+ * but SOCKET_BYTES of what it queued for that child has left, so that a
+ * child behind a slow link paces the rounds, and the members keep in
+ * step a round apart): every child gets a unit of the group's run in
+ * each of the group's U rounds but those of its own subtree's units (u a
+ * block), and a unit of the run of the leader behind in Ub rounds
+ * besides.  In the rounds of the slowest edge's subtree, the slowest of
+ * the edges into other subtrees: slowhosts.topo with 16 tasks, 256 KB a
+ * member, simulated 3.51 s, where the slow hosts' links carry 2.73 s of
+ * it and the rounds 3.35 s. */
+static double group_rounds(const pm *p, const eco_tree *f, int ld, double Ub, double u,
+                           double unit)
+{
+    double t1 = 0.0, t2 = 0.0;
+    int slow = -1;
+
+    for (int i = f->pos[ld] + 1; i < f->pos[ld] + f->subtree[ld]; i++) {
+        const int c = f->order[i];
+        const double t = unit * path_beta(p, f->parent[c], c);
+        if (t > t1) {
+            t1 = t;
+            slow = c;
+        }
+    }
+    for (int i = f->pos[ld] + 1; slow >= 0 && i < f->pos[ld] + f->subtree[ld]; i++) {
+        const int c = f->order[i];
+        if (!in_subtree(f, c, slow) && !in_subtree(f, slow, c))
+            t2 = fmax(t2, unit * path_beta(p, f->parent[c], c));
+    }
+    if (slow < 0)
+        return 0.0;
+    return (f->subtree[ld] - f->subtree[slow]) * u * t1 + f->subtree[slow] * u * t2 + Ub * t1;
+}
+
 static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders, int S,
                         double bytes, double m, loads *l)
 {
     const eco_tree *f = forest;
     const double unit = m > 0 && m < bytes ? m : bytes;
     const double lag = (double)ecoi_hier_lag((size_t)unit);
-    const double units = longest_run(f, leaders, S, bytes) / bytes * ceil(bytes / unit);
-    double ex = 0.0, both, cycle = 0.0, down = 0.0, hold = 0.0, across = 0.0;
+    const double per = ceil(bytes / unit);   /* a block's units */
+    const double units = longest_run(f, leaders, S, bytes) / bytes * per;
+    double ex = 0.0, both, cycle = 0.0, down = 0.0, hold = 0.0, across = 0.0, lock = 0.0;
     int *grp = malloc((size_t)p->n * 2 * sizeof *grp), *dep;
     double *way = malloc((size_t)p->n * 2 * sizeof *way), *up;
 
@@ -1372,9 +1416,14 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
         hold = fmax(hold, round_hold(p, f, v, S > 1 ? leaders[(g + 1) % S] : -1,
                                      f->subtree[leaders[g]], unit));
     }
+    for (int g = 0; g < S; g++)
+        lock = fmax(lock, group_rounds(p, f, leaders[g],
+                                       S > 1 ? f->subtree[leaders[(g - 1 + S) % S]] * per : 0.0,
+                                       per, unit));
     free(grp);
     free(way);
-    return fmax(fmax(ex, both), units * fmax(cycle, hold)) + (1.0 + lag) * across + down;
+    return fmax(fmax(fmax(ex, both), lock), units * fmax(cycle, hold)) + (1.0 + lag) * across +
+           down;
 }
 
 static double hier_seg(const seg_pass *q, double seg)
