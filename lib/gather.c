@@ -412,6 +412,7 @@ static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const void *sendbuf
 {
     eco_ctx *c = s->c;
     const size_t size = ecoi_type_size(s->datatype);
+    const int t1 = ecoi_next_tag(c), t2 = ecoi_next_tag(c), t3 = ecoi_next_tag(c);
     eco_tree *forest = NULL;
     int *lead = NULL, S = 0, me = -1, rc;
     hier_state *h;
@@ -424,7 +425,7 @@ static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const void *sendbuf
         return;
     *h = (hier_state){ .f = forest, .lead = lead, .plan = *plan, .recvbuf = recvbuf,
                        .count = count, .size = size, .S = S, .me = me,
-                       .t1 = ecoi_next_tag(c), .t2 = ecoi_next_tag(c), .t3 = ecoi_next_tag(c) };
+                       .t1 = t1, .t2 = t2, .t3 = t3 };
     h->step = ecoi_plan_elems(plan, count, size);
     h->u = (count + h->step - 1) / h->step;
     if (!(h->pre = ecoi_sched_alloc(s, (size_t)c->n * count * size)))
