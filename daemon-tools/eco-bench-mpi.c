@@ -24,10 +24,12 @@
 
 #define PROG "eco-bench-mpi"
 #define TAG_ACK 77
+#define TAG_PING 78
 #define MAXS 64
 
 static const char *ops[] = { "bcast", "reduce", "allreduce", "gather", "allgather",
-                             "scatter", "alltoall", "barrier", "scan" };
+                             "scatter", "alltoall", "barrier", "scan", "pingpong" };
+#define OP_PINGPONG 9
 #define NOPS ((int)(sizeof ops / sizeof ops[0]))
 
 typedef struct options {
@@ -44,7 +46,8 @@ static void usage(FILE *out)
             "op,bytes,pattern,median_seconds,min_seconds on the root's standard output.\n"
             "\n"
             "  -o, --op=OP         bcast reduce allreduce gather allgather scatter\n"
-            "                      alltoall barrier scan (default bcast)\n"
+            "                      alltoall barrier scan (default bcast); pingpong: the\n"
+            "                      root's round trip with each rank in turn\n"
             "  -s, --sizes=LIST    message sizes in bytes per member, comma separated\n"
             "                      (default 1000,16000,262144)\n"
             "  -r, --root=R        root rank (default 0)\n"
@@ -166,12 +169,34 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The root's round trip with every other rank in turn, `bytes` each way
+ * (eco-bench's pingpong: the per-message floor under the collectives). */
+static void pingpong(char *a, char *b, int bytes, int root)
+{
+    int me, n;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    for (int r = 0; r < n; r++) {
+        if (r == root)
+            continue;
+        if (me == root) {
+            MPI_Send(a, bytes, MPI_BYTE, r, TAG_PING, MPI_COMM_WORLD);
+            MPI_Recv(b, bytes, MPI_BYTE, r, TAG_PING + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (me == r) {
+            MPI_Recv(b, bytes, MPI_BYTE, root, TAG_PING, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(b, bytes, MPI_BYTE, root, TAG_PING + 1, MPI_COMM_WORLD);
+        }
+    }
+}
+
 /* One operation; bytes per member; doubles for the reductions. */
 static void run(int op, char *a, char *b, int bytes, int root)
 {
     int nd = bytes / 8;
 
     switch (op) {
+    case OP_PINGPONG: pingpong(a, b, bytes, root); break;
     case 0: MPI_Bcast(a, bytes, MPI_BYTE, root, MPI_COMM_WORLD); break;
     case 1: MPI_Reduce(a, b, nd, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD); break;
     case 2: MPI_Allreduce(a, b, nd, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
@@ -218,11 +243,13 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
         for (int k = 0; k < o.warmup + o.iters; k++) {
-            double t0 = 0;
+            double t0 = 0, t1 = 0;
             MPI_Barrier(MPI_COMM_WORLD);
             if (me == o.root)
                 t0 = MPI_Wtime();
             run(o.op, a, b, bytes, o.root);
+            if (o.op == OP_PINGPONG && me == o.root && k >= o.warmup)
+                t1 = MPI_Wtime();      /* its last pong: one round trip each */
             if (me != o.root) {
                 MPI_Send(NULL, 0, MPI_BYTE, o.root, TAG_ACK, MPI_COMM_WORLD);
             } else {
@@ -230,7 +257,8 @@ int main(int argc, char **argv)
                     MPI_Recv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, TAG_ACK, MPI_COMM_WORLD,
                              MPI_STATUS_IGNORE);
                 if (k >= o.warmup)
-                    t[k - o.warmup] = MPI_Wtime() - t0;
+                    t[k - o.warmup] = o.op == OP_PINGPONG ? (t1 - t0) / (n > 1 ? n - 1 : 1)
+                                                          : MPI_Wtime() - t0;
             }
         }
         if (me == o.root) {

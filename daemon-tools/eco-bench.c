@@ -45,15 +45,16 @@
 #define MAXS 64
 
 static const char *op_names[] = { "bcast", "reduce", "allreduce", "gather", "allgather",
-                                  "scatter", "alltoall", "barrier", "scan" };
+                                  "scatter", "alltoall", "barrier", "scan", "pingpong" };
 enum { OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_GATHER, OP_ALLGATHER, OP_SCATTER,
-       OP_ALLTOALL, OP_BARRIER, OP_SCAN, NOPS };
+       OP_ALLTOALL, OP_BARRIER, OP_SCAN, OP_PINGPONG, NOPS };
 /* The collective of each operation, as the selection knows it. */
 static const int op_coll[NOPS] = {
     [OP_BCAST] = ECOI_C_BCAST, [OP_REDUCE] = ECOI_C_REDUCE,
     [OP_ALLREDUCE] = ECOI_C_ALLREDUCE, [OP_GATHER] = ECOI_C_GATHER,
     [OP_ALLGATHER] = ECOI_C_ALLGATHER, [OP_SCATTER] = ECOI_C_SCATTER,
     [OP_ALLTOALL] = ECOI_C_ALLTOALL, [OP_BARRIER] = ECOI_C_BARRIER, [OP_SCAN] = ECOI_C_SCAN,
+    [OP_PINGPONG] = -1,      /* no collective: PVM's own messages (pvm_pingpong) */
 };
 static const char *pattern_names[] = { "eco", "pvm", "star", "binary", "kary3", "chain",
                                        "openmpi" };
@@ -70,6 +71,7 @@ typedef struct bench {
     setup s;
     int n, me, *tids;
     int pvm_root_inst;
+    double t_done;           /* pingpong: when the root's last pong came */
     eco_ctx *ctx;
     char *a, *b;             /* send and receive buffers */
     size_t cap;
@@ -91,7 +93,9 @@ static void usage(FILE *f)
         "virtual machine; spawns one task per host (or --tasks N).\n"
         "\n"
         "  -o, --op=OP          bcast reduce allreduce gather allgather scatter\n"
-        "                       alltoall barrier scan (default bcast)\n"
+        "                       alltoall barrier scan (default bcast); pingpong: the\n"
+        "                       root's round trip with each member in turn, PVM's\n"
+        "                       messages (pattern pvm) against MPI's (openmpi)\n"
         "  -s, --sizes=LIST     message sizes in bytes per member, comma separated\n"
         "                       (default 1000,16000,262144)\n"
         "  -p, --patterns=LIST  eco pvm star binary kary3 chain openmpi (default: all\n"
@@ -157,12 +161,45 @@ static int pvm_fanout(bench *B, char *buf, int count, int dt)
     return dt == PVM_DOUBLE ? pvm_upkdouble((double *)buf, count, 1) : pvm_upkbyte(buf, count, 1);
 }
 
+/* The root's round trip with every other member in turn, `count` bytes
+ * each way in PVM's raw encoding on the route eco_init set (direct): the
+ * per-message floor under every PVM-based pattern.  The root's clock
+ * stops at its last pong (B->t_done). */
+static int pvm_pingpong(bench *B, int count)
+{
+    const int ping = TAG_PVMB + 2, pong = TAG_PVMB + 3;
+    int rc = 0;
+
+    for (int r = 0; r < B->n && rc >= 0; r++) {
+        if (r == B->s.root || (B->me != B->s.root && B->me != r))
+            continue;
+        if (B->me == B->s.root) {
+            pvm_initsend(PvmDataRaw);
+            if ((rc = pvm_pkbyte(B->a, count, 1)) >= 0 && (rc = pvm_send(B->tids[r], ping)) >= 0 &&
+                (rc = pvm_recv(B->tids[r], pong)) >= 0)
+                rc = pvm_upkbyte(B->b, count, 1);
+        } else if ((rc = pvm_recv(B->tids[B->s.root], ping)) >= 0 &&
+                   (rc = pvm_upkbyte(B->b, count, 1)) >= 0) {
+            pvm_initsend(PvmDataRaw);
+            if ((rc = pvm_pkbyte(B->b, count, 1)) >= 0)
+                rc = pvm_send(B->tids[B->s.root], pong);
+        }
+    }
+    B->t_done = now();
+    return rc;
+}
+
 /* PVM's own group calls; -2 when PVM has none for the op. */
 static int run_pvm(bench *B, int op, int count)
 {
     int dt = elem_type(op), rc, ri = B->pvm_root_inst;
 
     switch (op) {
+    case OP_PINGPONG:
+        if (B->n < 2)
+            return -2;
+        rc = pvm_pingpong(B, count);
+        break;
     case OP_BCAST:
         rc = pvm_fanout(B, B->a, count, dt);
         break;
@@ -207,6 +244,7 @@ static int run_eco(bench *B, int op, int count)
     case OP_SCATTER:   return eco_scatter(B->ctx, B->b, B->a, count, dt, r);
     case OP_ALLTOALL:  return eco_alltoall(B->ctx, B->b, B->a, count, dt);
     case OP_BARRIER:   return eco_barrier(B->ctx);
+    case OP_PINGPONG:  return -2;     /* not a collective: pattern pvm only */
     default:           return eco_scan(B->ctx, B->a, B->b, count, dt, ECO_SUM);
     }
 }
@@ -224,7 +262,7 @@ static double iteration(bench *B, int pattern, int op, int count)
     if (B->me == B->s.root)
         t0 = now();
     rc = pattern == 1 ? run_pvm(B, op, count) : run_eco(B, op, count);
-    if (rc == -2 && pattern == 1)
+    if (rc == -2 && (pattern == 1 || op == OP_PINGPONG))
         return -2;
     if (rc < 0) {
         fprintf(stderr, "eco-bench: rank %d: %s (%s, %d elements) failed: %s\n", B->me,
@@ -245,7 +283,8 @@ static double iteration(bench *B, int pattern, int op, int count)
             return -1;
         }
     }
-    return now() - t0;
+    /* pingpong: one round trip, on average over the members */
+    return op == OP_PINGPONG ? (B->t_done - t0) / (B->n - 1) : now() - t0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -346,6 +385,9 @@ static void print_table(const setup *s, const result *res, const double *limit)
     for (int p = 0; p < s->npat; p++)
         if (s->pat[p] == 0)
             eco = p;
+    for (int i = 0, ran = 0; eco >= 0 && i < s->nsizes; i++)   /* pingpong: it did not */
+        if ((ran += !isnan(res->median[i][eco])) == 0 && i == s->nsizes - 1)
+            eco = -1;
     printf("# %s: completion time, median (minimum) in ms over %d iterations", op_names[s->op], s->iters);
     printf("%s\n", eco >= 0 ? "; xN = times eco's median" : "");
     printf("%10s", "bytes");
@@ -365,7 +407,7 @@ static void print_table(const setup *s, const result *res, const double *limit)
             double m = res->median[i][p];
             if (isnan(m))
                 snprintf(cell, sizeof cell, "-");
-            else if (eco >= 0 && p != eco)
+            else if (eco >= 0 && p != eco && !isnan(res->median[i][eco]))
                 snprintf(cell, sizeof cell, "%.3f (%.3f) x%.2f", m * 1e3, res->min[i][p] * 1e3,
                          m / res->median[i][eco]);
             else
@@ -876,7 +918,7 @@ int main(int argc, char **argv)
         return rc == -3 ? 3 : 1;
     }
     double limit[MAXS], *lp = NULL;
-    if (o.topology) {
+    if (o.topology && op_coll[s->op] >= 0) {     /* a collective's */
         if (eco_bench_link_limit(o.topology, s, limit) != 0)
             fprintf(stderr, PROG ": cannot compute link limits from %s\n", o.topology);
         else
