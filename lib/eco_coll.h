@@ -409,10 +409,10 @@ struct eco_ctx {
 };
 
 /* Flow control (pvm_transport.c; local_transport.c keeps the same rule):
- * a sender's messages to one member count in epochs of this many (or of
- * ECOI_FLOW_BYTES, whichever comes first; local_transport.c counts only
- * messages), and it starts an epoch only when its receiver has read all
- * but the one before.  A schedule must read in the order its peers send. */
+ * a sender's messages to one member count in epochs of this many, or of
+ * ECOI_FLOW_BYTES, whichever comes first, and it starts an epoch only
+ * when its receiver has read all but the one before.  A schedule must
+ * read in the order its peers send. */
 #define ECOI_FLOW_MSGS 16
 #define ECOI_FLOW_BYTES (512 * 1024)
 
