@@ -765,10 +765,14 @@ static void predict_one(const layout *l, const int *mh, int n, int root, int col
         char ms[32] = "n/a";   /* e.g. no sites to exchange among */
         if (isfinite(pr[i].seconds))
             snprintf(ms, sizeof ms, "%.3f", pr[i].seconds * 1e3);
-        printf("%-10s %10zu  %-13s %9s %12s%s%s\n", ecoi_coll_name(coll), bytes,
+        char lags[48] = "";   /* gather-to-all hier's (ecoi_plan) */
+        if (pr[i].groups > 0)
+            snprintf(lags, sizeof lags, "%s  lag %zu xlag %zu",
+                     i == best ? "" : "           ", pr[i].lag, pr[i].xlag);
+        printf("%-10s %10zu  %-13s %9s %12s%s%s%s\n", ecoi_coll_name(coll), bytes,
                ecoi_algorithm_at(pr[i].algorithm)->name, seg, ms,
                i == best ? "  <- chosen" : pr[i].over ? "           " : "",
-               pr[i].over == ECOI_OVER_QUEUE ? "  over" : pr[i].over ? "  flood" : "");
+               pr[i].over == ECOI_OVER_QUEUE ? "  over" : pr[i].over ? "  flood" : "", lags);
     }
 }
 

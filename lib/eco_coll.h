@@ -318,6 +318,12 @@ typedef struct ecoi_plan {
     size_t segment;    /* pipelining segment in bytes, 0: none */
     double seconds;    /* the predicted time */
     int root, pattern_k;  /* what it was chosen for */
+    /* gather-to-all hier (gather.c), for the call's block (0 otherwise):
+     * its groups, the rounds after its parent sent a unit that a member a
+     * level down reads it, and those after the leader behind sent one
+     * that a leader reads it (select.c, hier_lags) */
+    int groups;
+    size_t lag, xlag;
 } ecoi_plan;
 #define ECOI_SIZE_CLASSES 40   /* powers of two of bytes */
 
@@ -327,6 +333,8 @@ typedef struct ecoi_prediction {
     double seconds;
     int over;          /* ECOI_OVER_*: what the streams it runs at once do
                         * to the links' queues; 0 also when not known */
+    int groups;        /* gather-to-all hier: as ecoi_plan's, 0 otherwise */
+    size_t lag, xlag;
 } ecoi_prediction;
 /* ecoi_prediction.over, the worse the higher (select.c): the streams
  * arrive at some link faster than it drains them (its queue fills and
@@ -409,10 +417,10 @@ struct eco_ctx {
 };
 
 /* Flow control (pvm_transport.c; local_transport.c keeps the same rule):
- * a sender's messages to one member count in epochs of this many (or of
- * ECOI_FLOW_BYTES, whichever comes first; local_transport.c counts only
- * messages), and it starts an epoch only when its receiver has read all
- * but the one before.  A schedule must read in the order its peers send. */
+ * a sender's messages to one member count in epochs of this many, or of
+ * ECOI_FLOW_BYTES, whichever comes first, and it starts an epoch only
+ * when its receiver has read all but the one before.  A schedule must
+ * read in the order its peers send. */
 #define ECOI_FLOW_MSGS 16
 #define ECOI_FLOW_BYTES (512 * 1024)
 
@@ -600,10 +608,6 @@ int ecoi_ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf, const in
                         const int *displs, size_t count, int datatype);
 /* Broadcast count elements from rank 0 down the tree select.c picks. */
 int ecoi_bcast_from0(eco_ctx *c, void *buf, size_t count, int datatype);
-/* The rounds by which gather-to-all's hier lets a member read what its
- * parent sent, for units of unit_bytes (gather.c; select.c predicts it):
- * 1, or 0 when flow control would stop a parent that ran ahead. */
-size_t ecoi_hier_lag(size_t unit_bytes);
 
 /*
  * The vector forms (vector.c).  A run is the blocks of a run of members

@@ -176,11 +176,12 @@ int ecoi_ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf, const in
  * after it passed it up, and each member below passes it on as it comes
  * in.  The run of the leader behind comes in unit by unit and goes down
  * the same way, passed on as it comes.  A member d levels down takes
- * what its parent sent lag rounds later (ecoi_hier_lag), so a member's
- * units go up while the ones before go down, instead of every round
- * waiting for a unit's way up and down the whole tree (campus24.topo,
- * 128 KB a member, simulated: 2.7 s in lock step, 1.34 s one round
- * behind, against the 1.26 s of the link between its sites).
+ * what its parent sent lag rounds later (the plan's: select.c decides
+ * lag and xlag, hier_lags), so a member's units go up while the ones
+ * before go down, instead of every round waiting for a unit's way up
+ * and down the whole tree (campus24.topo, 128 KB a member, simulated:
+ * 2.7 s in lock step, 1.34 s one round behind, against the 1.26 s of the
+ * link between its sites).
  *
  *     round r of member v, d levels below its group's leader:
  *       up:     unit r of v's subtree -> parent (leader: -> leader ahead)
@@ -189,7 +190,7 @@ int ecoi_ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf, const in
  *               parent, passed on to every child
  *       across: unit r - xlag - d lag of the run of the leader behind,
  *               from the parent (leader: from the leader behind), passed
- *               on to every child (xlag: hier_xlag)
+ *               on to every child (xlag: the plan's)
  *     then (S > 2) rounds 2 .. S - 1: the leader's whole run to the
  *     leader k ahead, the run of the leader k behind in and down, in
  *     the plan's segments, taking turns
@@ -209,37 +210,6 @@ int ecoi_ring_allgather(eco_ctx *c, const void *sendbuf, void *recvbuf, const in
 static size_t piece(size_t len, size_t i, size_t step)
 {
     return len - i * step < step ? len - i * step : step;
-}
-
-/* The messages of units of unit_bytes in an epoch of flow control. */
-static size_t epoch_units(size_t unit_bytes)
-{
-    size_t e = unit_bytes ? (ECOI_FLOW_BYTES + unit_bytes - 1) / unit_bytes : ECOI_FLOW_MSGS;
-
-    return e < ECOI_FLOW_MSGS ? e : ECOI_FLOW_MSGS;
-}
-
-size_t ecoi_hier_lag(size_t unit_bytes)
-{
-    /* a parent sends a child two units a round at most (down and
-     * across), read lag rounds later: 2 (lag + 1) unread, and a sender
-     * may run an epoch and one message ahead of its receiver */
-    return epoch_units(unit_bytes) >= 3 ? 1 : 0;
-}
-
-/* The rounds by which a leader reads the run of the leader behind after
- * that one sent it: with two groups, lag (the two runs cross the same
- * links, at the same pace); with more, an epoch less one, the most that
- * flow control lets a ring of leaders run apart without stopping them all
- * (each a sender an epoch and a message ahead of the next), so that a
- * leader's run out is not held to the pace of the run coming in from
- * another group behind another link (uneven.topo, 21 tasks, 128 KB a
- * member, simulated: 3594 ms read a round late, 3292 fifteen rounds). */
-static size_t hier_xlag(size_t unit_bytes, int S, size_t lag)
-{
-    const size_t e = epoch_units(unit_bytes);
-
-    return S > 2 && e > lag + 1 ? e - 1 : lag;
 }
 
 /* Rounds of hier's pipeline made at a time (ecoi_sched_more). */
@@ -384,7 +354,7 @@ static int hier_own(ecoi_sched *s, eco_tree *f, int *lead)
 static void hier_place(hier_state *h, int rank)
 {
     const eco_tree *f = h->f;
-    const size_t lag = ecoi_hier_lag(h->step * h->size);
+    const size_t lag = h->plan.lag;
     size_t d = 0;
 
     for (h->top = rank; f->parent[h->top] >= 0; h->top = f->parent[h->top])
@@ -401,7 +371,7 @@ static void hier_place(hier_state *h, int rank)
     h->lo = (size_t)(f->pos[rank] - f->pos[h->top]) * h->u;
     h->hi = h->lo + (size_t)f->subtree[rank] * h->u;
     h->down = 1 + d * lag;
-    h->across = hier_xlag(h->step * h->size, h->S, lag) + d * lag;
+    h->across = h->plan.xlag + d * lag;
     h->rounds = h->hi > h->U + h->down ? h->hi : h->U + h->down;
     if (h->Ub > 0 && h->Ub + h->across > h->rounds)
         h->rounds = h->Ub + h->across;

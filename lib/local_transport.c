@@ -29,6 +29,25 @@ typedef struct lmsg {
     char data[];
 } lmsg;
 
+/* One end's count of the messages from one member to another. */
+typedef struct lflow {
+    long epoch;                /* epochs closed (sent, or read) */
+    long msgs;                 /* messages in the open epoch */
+    size_t bytes;              /* their bytes */
+} lflow;
+
+/* Count one message of `bytes` (pvm_transport.c's flow_count). */
+static void lflow_count(lflow *f, size_t bytes)
+{
+    f->msgs++;
+    f->bytes += bytes;
+    if (f->msgs < ECOI_FLOW_MSGS && f->bytes < ECOI_FLOW_BYTES)
+        return;
+    f->epoch++;
+    f->msgs = 0;
+    f->bytes = 0;
+}
+
 struct ecoi_local_world {
     int n;
     double timeout;            /* seconds a receive may wait */
@@ -42,10 +61,11 @@ struct ecoi_local_world {
     ecoi_sig *sig;             /* [n] */
     int *call_tag;             /* [n] */
     unsigned char *inside;     /* [n] */
-    /* Flow control as pvm_transport.c's, in messages: epochs of
-     * ECOI_FLOW_MSGS; a send waits while its epoch is more than one
-     * ahead of the last its receiver finished reading. */
-    long *sent, *read;         /* [n*n]: [from*n+to] */
+    /* Flow control as pvm_transport.c's: epochs of ECOI_FLOW_MSGS
+     * messages or ECOI_FLOW_BYTES bytes, whichever comes first; a send
+     * waits while its epoch is more than one ahead of the last its
+     * receiver finished reading. */
+    lflow *sent, *read;        /* [n*n]: [from*n+to] */
 };
 
 typedef struct local_tp {
@@ -173,7 +193,7 @@ static int l_post(ecoi_local_world *w, int src, int dest, int tag,
         int rc = ECO_OK;
         /* as flow_wait: the receiver's abort (aborted[to*n+from], to
          * this sender) ends the wait with its error */
-        while (w->sent[k] / ECOI_FLOW_MSGS > w->read[k] / ECOI_FLOW_MSGS + 1 &&
+        while (w->sent[k].epoch > w->read[k].epoch + 1 &&
                !w->dead[dest] && !w->dead[src] && rc == ECO_OK)
             if ((rc = w->aborted[k]) == ECO_OK &&
                 pthread_cond_timedwait(&w->cond, &w->lock, &until) == ETIMEDOUT)
@@ -183,7 +203,7 @@ static int l_post(ecoi_local_world *w, int src, int dest, int tag,
             free(m);
             return rc;
         }
-        w->sent[k]++;
+        lflow_count(&w->sent[k], bytes);
     }
     for (tail = &w->head[dest]; *tail; tail = &(*tail)->next)
         ;
@@ -231,7 +251,7 @@ static lmsg *l_take(ecoi_local_world *w, int me, int src, int tag,
             if ((*pp)->src == src && (*pp)->tag == tag) {
                 m = *pp;
                 *pp = m->next;
-                w->read[(size_t)src * (size_t)w->n + (size_t)me]++;
+                lflow_count(&w->read[(size_t)src * (size_t)w->n + (size_t)me], m->bytes);
                 pthread_cond_broadcast(&w->cond);
                 break;
             } else if (((*pp)->tag == tag && !ecoi_sig_equal(&(*pp)->sig, sig)) ||

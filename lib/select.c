@@ -742,6 +742,13 @@ static double run_msgs(double run, double seg)
     return (n - 1) * msgs_of(seg) + msgs_of(run - (n - 1) * seg);
 }
 
+/* The segment of a message of len bytes cut in segments of m: m, or the
+ * whole message when m is 0 or no shorter. */
+static double seg_of(double m, double len)
+{
+    return m > 0 && m < len ? m : len;
+}
+
 /* One message of `bytes` from a to b. */
 static void loads_add(const pm *p, loads *l, int a, int b, double bytes, double combine)
 {
@@ -782,7 +789,7 @@ static double loads_max(const pm *p, const loads *l)
 static double tree_pass(const pm *p, const eco_tree *t, double bytes, double seg,
                         int reduce, loads *l)
 {
-    double m = seg > 0 && seg < bytes ? seg : bytes, nseg = ceil(bytes / m);
+    double m = seg_of(seg, bytes), nseg = ceil(bytes / m);
     double *dist = malloc((size_t)p->n * sizeof *dist), deepest = 0.0;
 
     if (!dist)
@@ -1228,13 +1235,16 @@ static double tree_gather_net(const pm *p, const eco_tree *t, double bytes)
  *     member's load would count it at that pace as if it kept the member
  *     from sending down), whichever is longer;
  *   - or, when longer, as many rounds as the longest run has units, each
- *     as long as a unit's way down to a member and up again over the
- *     rounds the member has for it (1 + d lag, d levels down: in lock
- *     step, lag 0, the whole way), or as a round's sends hold a member;
- *     or as a group's rounds, each as long as its slowest send down the
- *     group's tree (group_rounds);
- *   - then the last unit's way down, and 1 + lag times what a unit's send
- *     across holds its leader, fitted to the simulation (campus24.topo,
+ *     as long as a unit's way up from a member and down again over the
+ *     rounds the member has for it (a unit a member d levels down sends
+ *     up in round r comes back in round r + 1 + d lag: 2 + d lag rounds;
+ *     in lock step, lag 0, the whole way in two), or as a round's sends
+ *     hold a member; or as a group's rounds, each as long as its slowest
+ *     send down the group's tree (group_rounds);
+ *   - then the last unit's way down, and 1 + xlag times what a unit's
+ *     send across holds its leader (hier_lags: a leader reads a unit of
+ *     the leader behind xlag rounds after it was sent), fitted to the
+ *     simulation when every leader read it lag rounds late (campus24.topo,
  *     hier-chain, 128 KB a member: 16 KB units 1328.9 ms, 32 KB 1335.9,
  *     64 KB 1441.2, whole blocks 1612.1, where the rest of the model
  *     has 1291 to 1302 for the first three and 1488 for whole blocks). */
@@ -1274,7 +1284,7 @@ static void hier_exchange_loads(const pm *p, const eco_tree *f, const int *leade
     for (int i = 0; i < S; i++) {
         const double run = bytes * f->subtree[leaders[i]];
         const double msgs = k == 1 ? f->subtree[leaders[i]] * run_msgs(bytes, unit)
-                                   : run_msgs(run, m > 0 && m < run ? m : run);
+                                   : run_msgs(run, m);
         loads_add_n(p, l, leaders[i], leaders[(i + k) % S], run, msgs, 0);
     }
 }
@@ -1301,7 +1311,7 @@ static void hier_loads(const pm *p, const eco_tree *f, const int *leaders, int S
         for (int k = 1; k < S; k++) {
             const double blocks = f->subtree[leaders[(g - k + S) % S]], run = bytes * blocks;
             loads_add_n(p, l, u, v, run,
-                        k == 1 ? blocks * per : run_msgs(run, m > 0 && m < run ? m : run), 0);
+                        k == 1 ? blocks * per : run_msgs(run, m), 0);
         }
     }
 }
@@ -1371,14 +1381,50 @@ static double group_rounds(const pm *p, const eco_tree *f, int ld, double Ub, do
     return (f->subtree[ld] - f->subtree[slow]) * u * t1 + f->subtree[slow] * u * t2 + Ub * t1;
 }
 
+/* The messages of units of unit_bytes in an epoch of flow control. */
+static size_t epoch_units(size_t unit_bytes)
+{
+    size_t e = unit_bytes ? (ECOI_FLOW_BYTES + unit_bytes - 1) / unit_bytes : ECOI_FLOW_MSGS;
+
+    return e < ECOI_FLOW_MSGS ? e : ECOI_FLOW_MSGS;
+}
+
+/*
+ * hier's lags (ecoi_plan) for units of unit_bytes among S groups.
+ *
+ * lag, the rounds after its parent sent a unit that a member reads it: 1,
+ * or 0 when flow control would stop a parent that ran ahead (a parent
+ * sends a child two units a round at most, down and across, read lag
+ * rounds later: 2 (lag + 1) unread, and a sender may run an epoch and a
+ * message ahead of its receiver).
+ *
+ * xlag, the rounds after the leader behind sent a unit of its run that a
+ * leader reads it: with two groups, lag (the two runs cross the same
+ * links, at the same pace); with more, an epoch less one, the most that
+ * flow control lets a ring of leaders run apart without stopping them all
+ * (each a sender an epoch and a message ahead of the next), so that a
+ * leader's run out is not held to the pace of the run coming in from
+ * another group behind another link (uneven.topo, 21 tasks, 128 KB a
+ * member, simulated: 3594 ms read a round late, 3292 fifteen rounds).
+ * Never more: a ring of leaders each waiting for the next to read would
+ * stop for ever.
+ */
+static void hier_lags(size_t unit_bytes, int S, size_t *lag, size_t *xlag)
+{
+    const size_t e = epoch_units(unit_bytes);
+
+    *lag = e >= 3 ? 1 : 0;
+    *xlag = S > 2 && e > *lag + 1 ? e - 1 : *lag;
+}
+
 static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders, int S,
                         double bytes, double m, loads *l)
 {
     const eco_tree *f = forest;
-    const double unit = m > 0 && m < bytes ? m : bytes;
-    const double lag = (double)ecoi_hier_lag((size_t)unit);
-    const double per = ceil(bytes / unit);   /* a block's units */
-    const double units = longest_run(f, leaders, S, bytes) / bytes * per;
+    const double unit = seg_of(m, bytes);
+    const double per = bytes > 0 ? ceil(bytes / unit) : 1.0;   /* a block's units */
+    const double units = longest_run(f, leaders, S, 1.0) * per;
+    size_t lag, xlag;   /* hier_lags */
     double ex = 0.0, both, cycle = 0.0, down = 0.0, hold = 0.0, across = 0.0, lock = 0.0;
     int *grp = malloc((size_t)p->n * 2 * sizeof *grp), *dep;
     double *way = malloc((size_t)p->n * 2 * sizeof *way), *up;
@@ -1390,6 +1436,7 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
     }
     dep = grp + p->n;
     up = way + p->n;
+    hier_lags((size_t)unit, S, &lag, &xlag);
     forest_groups(f, leaders, S, grp, dep);
     for (int k = 1; k < S; k++) {
         double lat = 0.0;
@@ -1404,14 +1451,15 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
     }
     hier_loads(p, f, leaders, S, grp, bytes, m, unit, l);
     both = loads_max(p, l);
-    /* a unit's way down from the leader to each member and up again (a
-     * member d levels down takes it 1 + d lag rounds after it went up),
-     * and what a round's sends hold each member */
+    /* a unit's way up from each member and down again (a member d
+     * levels down takes it back 1 + d lag rounds after the one it sent
+     * it up in: 2 + d lag rounds), and what a round's sends hold each
+     * member */
     for (int i = 0; i < f->n; i++) {
         const int v = f->order[i], u = f->parent[v], g = grp[v];
         way[v] = u < 0 ? 0.0 : way[u] + msg(p, u, v, unit);
         up[v] = u < 0 ? 0.0 : up[u] + msg(p, v, u, unit);
-        cycle = fmax(cycle, (way[v] + up[v]) / (2.0 + dep[v] * lag));
+        cycle = fmax(cycle, (way[v] + up[v]) / (2.0 + dep[v] * (double)lag));
         down = fmax(down, way[v]);
         hold = fmax(hold, round_hold(p, f, v, S > 1 ? leaders[(g + 1) % S] : -1,
                                      f->subtree[leaders[g]], unit));
@@ -1422,8 +1470,8 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
                                        per, unit));
     free(grp);
     free(way);
-    return fmax(fmax(fmax(ex, both), lock), units * fmax(cycle, hold)) + (1.0 + lag) * across +
-           down;
+    return fmax(fmax(fmax(ex, both), lock), units * fmax(cycle, hold)) +
+           (1.0 + (double)xlag) * across + down;
 }
 
 static double hier_seg(const seg_pass *q, double seg)
@@ -1714,7 +1762,7 @@ static double rsag_exchange(const pm *p, const int *leaders, int S, double m, lo
 static double allreduce_pass(const pm *p, const eco_tree *t, const int *leaders, int S,
                              double bytes, double seg, loads *l)
 {
-    double m = seg > 0 && seg < bytes ? seg : bytes, nseg = bytes > 0 ? ceil(bytes / m) : 1;
+    double m = seg_of(seg, bytes), nseg = bytes > 0 ? ceil(bytes / m) : 1;
     double fill = tree_pass(p, t, m, 0, 1, l) + tree_pass(p, t, m, 0, 0, l);
 
     if (S > 1)
@@ -1938,18 +1986,82 @@ static void treesrc_free(treesrc *ts)
     ts->nown = 0;
 }
 
-/* *over: see ecoi_prediction (set by the all-to-all's predictions). */
+/* The groups and lags of gather-to-all hier's plan (ecoi_plan) for
+ * blocks of `bytes` among S groups: its units are the plan's segments,
+ * or whole blocks (gather.c; a forced segment that is no whole number of
+ * elements makes them a little shorter, whose epochs these lags fit all
+ * the more).  The same in every member: the map, the members' hosts,
+ * the model and the segment are. */
+static void hier_plan(int coll, int run, int S, size_t segment, size_t bytes, int *groups,
+                      size_t *lag, size_t *xlag)
+{
+    *groups = 0;
+    *lag = *xlag = 0;
+    if (coll != ECOI_C_ALLGATHER || run != ECOI_RUN_HIER)
+        return;
+    *groups = S;
+    hier_lags((size_t)seg_of((double)segment, (double)bytes), S, lag, xlag);
+}
+
+/* rsag, hier and hier-rounds over t cut into its groups' trees, as the
+ * context cuts it (ecoi_ctx_forest: by subnets, and with a's level
+ * sites, by sites); INFINITY with fewer than two groups, or sites that
+ * do not group subnets (p->site NULL: hier-sites would be hier). */
+static double forest_predict(const pm *p, const eco_tree *t, const ecoi_algorithm *a,
+                             double bytes, long forced, loads *l, ecoi_prediction *out,
+                             int *rc)
+{
+    eco_tree *forest = NULL;
+    const int sites = a->level == ECOI_LEVEL_SITES;
+    int *leaders = malloc((size_t)p->n * sizeof *leaders), S = 0, ng = 0;
+    int *grp = malloc((size_t)p->n * 2 * sizeof *grp), *site = p->site;
+    double tm = INFINITY;
+
+    if (!leaders || !grp)
+        *rc = ECO_ERR_NOMEM;
+    else if ((ng = ecoi_groups(p->map, p->model, p->n, p->mh, ECOI_LEVEL_SUBNETS, grp)) < 0)
+        *rc = ng;
+    /* the context's sites, also where p->site has none */
+    if (*rc == ECO_OK && ng > 1 && sites && !site) {
+        const int ns = ecoi_groups(p->map, p->model, p->n, p->mh, ECOI_LEVEL_SITES,
+                                   site = grp + p->n);
+        *rc = ns < 0 ? ns : ECO_OK;
+    }
+    if (*rc == ECO_OK && ng > 1 &&
+        (*rc = ecoi_tree_cut(t, grp, sites ? site : NULL, &forest)) == ECO_OK) {
+        S = ecoi_forest_roots(forest, leaders);
+        tm = S < 2 || (sites && !p->site) ? INFINITY
+           : a->coll == ECOI_C_ALLTOALL
+           ? alltoall_hier_time(p, forest, leaders, S, bytes, a->run == ECOI_RUN_ROUNDS, l,
+                                &out->over)
+           : a->run == ECOI_RUN_RSAG
+           ? allreduce_time(p, forest, leaders, S, bytes, forced, l, &out->segment)
+           : hier_time(p, forest, leaders, S, bytes, forced, l, &out->segment);
+    }
+    if (*rc == ECO_OK)
+        hier_plan(a->coll, a->run, ng == 1 ? 1 : S, out->segment, (size_t)bytes, &out->groups,
+                  &out->lag, &out->xlag);
+    eco_tree_free(&forest);
+    free(leaders);
+    free(grp);
+    return tm;
+}
+
+/* Predict out->algorithm: its seconds; its segment, over (set by the
+ * all-to-all's predictions) and hier's groups and lags in *out. */
 static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int root,
-                          double bytes, long forced, loads *l, size_t *segment, int *over,
-                          int *rc)
+                          double bytes, long forced, loads *l, ecoi_prediction *out, int *rc)
 {
     const eco_tree *t = NULL, *tb = NULL;
     double tm = INFINITY;
     int top = root < 0 ? 0 : root;
-    size_t s2 = 0;
+    size_t s2 = 0, *segment = &out->segment;
+    int *over = &out->over;
 
     *segment = 0;
     *over = 0;
+    out->groups = 0;
+    out->lag = out->xlag = 0;
     *rc = ECO_OK;
     if (a->run == ECOI_RUN_RING || a->run == ECOI_RUN_CHAIN || a->run == ECOI_RUN_DIRECT ||
         a->run == ECOI_RUN_RDOUBLE) {
@@ -1983,36 +2095,8 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
     case ECOI_C_ALLREDUCE:
     case ECOI_C_ALLGATHER:
     case ECOI_C_ALLTOALL:
-        if (a->run == ECOI_RUN_RSAG || a->run == ECOI_RUN_HIER || a->run == ECOI_RUN_ROUNDS) {
-            eco_tree *forest = NULL;
-            int *leaders = malloc((size_t)p->n * sizeof *leaders), S = 0;
-            int *grp = malloc((size_t)p->n * sizeof *grp), ng = 0;
-            /* p->site: sites that group subnets, or NULL */
-            if (leaders && grp)
-                ng = ecoi_groups(p->map, p->model, p->n, p->mh, ECOI_LEVEL_SUBNETS, grp);
-            if (ng < 0)
-                *rc = ng;
-            if (a->level == ECOI_LEVEL_SITES && !p->site)
-                ng = 0;
-            if (ng > 1 && (*rc = ecoi_tree_cut(t, grp, a->level == ECOI_LEVEL_SITES
-                                                          ? p->site : NULL,
-                                               &forest)) == ECO_OK) {
-                S = ecoi_forest_roots(forest, leaders);
-                tm = S < 2 ? INFINITY
-                   : a->coll == ECOI_C_ALLTOALL
-                   ? alltoall_hier_time(p, forest, leaders, S, bytes,
-                                        a->run == ECOI_RUN_ROUNDS, l, over)
-                   : a->run == ECOI_RUN_RSAG
-                   ? allreduce_time(p, forest, leaders, S, bytes, forced, l, segment)
-                   : hier_time(p, forest, leaders, S, bytes, forced, l, segment);
-            } else if (*rc == ECO_OK && (!leaders || !grp)) {
-                *rc = ECO_ERR_NOMEM;
-            }
-            eco_tree_free(&forest);
-            free(leaders);
-            free(grp);
-            return tm;
-        }
+        if (a->run == ECOI_RUN_RSAG || a->run == ECOI_RUN_HIER || a->run == ECOI_RUN_ROUNDS)
+            return forest_predict(p, t, a, bytes, forced, l, out, rc);
         if (a->coll == ECOI_C_ALLREDUCE)
             return allreduce_time(p, t, NULL, 0, bytes, forced, l, segment);
         break;
@@ -2093,8 +2177,8 @@ int ecoi_predict(const eco_map *map, const ecoi_model *model, int n, const int *
         if (ts.pattern_k && first_tree(coll) >= 0 && first_tree(coll) != i)
             continue;
         out[k].algorithm = i;
-        out[k].seconds = predict_one(&p, &ts, a, root, (double)bytes, segment, &l,
-                                     &out[k].segment, &out[k].over, &rc);
+        out[k].seconds = predict_one(&p, &ts, a, root, (double)bytes, segment, &l, &out[k],
+                                     &rc);
         treesrc_free(&ts);
         k++;
     }
@@ -2189,6 +2273,16 @@ int ecoi_choose(const ecoi_prediction *pr, int k, unsigned flags)
     return best;
 }
 
+/* ", groups S, lag L, xlag X" for gather-to-all hier's plan, else "". */
+static const char *plan_lags_text(const ecoi_plan *plan, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (plan->groups > 0)
+        snprintf(buf, len, ", groups %d, lag %zu, xlag %zu", plan->groups, plan->lag,
+                 plan->xlag);
+    return buf;
+}
+
 int ecoi_select(eco_ctx *c, int coll, int root, size_t bytes, ecoi_plan *plan)
 {
     return ecoi_select_flags(c, coll, root, bytes, 0, plan);
@@ -2201,6 +2295,7 @@ int ecoi_select_flags(eco_ctx *c, int coll, int root, size_t bytes, unsigned fla
     ecoi_prediction pr[16];
     long seg = c->segment_auto ? -1 : (long)c->segment;
     const int whole = (flags & ECOI_CALL_WHOLE) != 0;
+    char lags[64];
     int k, best = -1;
 
     if (c->share)
@@ -2210,6 +2305,9 @@ int ecoi_select_flags(eco_ctx *c, int coll, int root, size_t bytes, unsigned fla
     if (!whole && slot->algorithm >= 0 && slot->root == root &&
         slot->pattern_k == c->pattern_k) {
         *plan = *slot;
+        /* the size class's plan, with the lags of this call's blocks */
+        hier_plan(coll, plan->run, plan->groups, plan->segment, bytes, &plan->groups,
+                  &plan->lag, &plan->xlag);
         return ECO_OK;
     }
     if (whole)
@@ -2235,12 +2333,16 @@ int ecoi_select_flags(eco_ctx *c, int coll, int root, size_t bytes, unsigned fla
     plan->shape = algorithms[plan->algorithm].shape;
     plan->run = algorithms[plan->algorithm].run;
     plan->level = algorithms[plan->algorithm].level;
+    plan->groups = pr[best].groups;
+    plan->lag = pr[best].lag;
+    plan->xlag = pr[best].xlag;
     if (!whole)
         *slot = *plan;
     if (ecoi_log_enabled(ECO_LOG_TRACE))
-        ecoi_log(ECO_LOG_TRACE, "%s of %zu bytes, root %d: %s, segment %zu, predicted %.3f ms",
+        ecoi_log(ECO_LOG_TRACE,
+                 "%s of %zu bytes, root %d: %s, segment %zu%s, predicted %.3f ms",
                  ecoi_coll_name(coll), bytes, root, algorithms[plan->algorithm].name,
-                 plan->segment, plan->seconds * 1e3);
+                 plan->segment, plan_lags_text(plan, lags, sizeof lags), plan->seconds * 1e3);
     return ECO_OK;
 }
 

@@ -344,6 +344,45 @@ static void mode_pipeline(int n, const int *tids)
     free(y);
 }
 
+/* Gather-to-all by hier in whole blocks (ECO_SEGMENT_SIZE=0) of 64 KB,
+ * of 128 KB less 4 bytes (the 64 KB call's plan, with its own units'
+ * lags) and of 512 KB: units past ECOI_FLOW_BYTES / ECOI_FLOW_MSGS, so
+ * that flow control's epochs end at their bytes (8, 5 and 1 unit), and a
+ * member reads its parent's units a round late, then (512 KB) in lock
+ * step.  Every member checks every element it ends with. */
+static void mode_hierunits(int n, const int *tids)
+{
+    static const size_t sizes[] = { 65536, 131068, 524288 };
+    ecot_report rep = { 0 };
+    eco_ctx *ctx = NULL;
+    int rc = eco_init(NULL, n, tids, &ctx);
+
+    if (rc == ECO_OK)
+        rc = eco_set_pattern(ctx, "allgather=hier");
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0] && rc == ECO_OK; z++) {
+        const int per = (int)(sizes[z] / sizeof(int));
+        int *x = malloc(sizes[z]), *y = malloc(sizes[z] * (size_t)n), bad = -1;
+        if (!x || !y) {
+            rc = ECO_ERR_NOMEM;
+        } else {
+            for (int i = 0; i < per; i++)
+                x[i] = eco_rank(ctx) * 1000003 + i;
+            memset(y, 0xff, sizes[z] * (size_t)n);
+            rc = eco_gather(ctx, x, y, per, PVM_INT, ECO_ALL);
+        }
+        for (int q = 0; q < n && rc == ECO_OK && bad < 0; q++)
+            for (int i = 0; i < per && bad < 0; i++)
+                if (y[(size_t)q * (size_t)per + (size_t)i] != q * 1000003 + i)
+                    bad = q * per + i;
+        ecot_check(&rep, rc == ECO_OK && bad < 0, "%zu bytes: rc %d, element %d is %d",
+                   sizes[z], rc, bad, bad >= 0 ? y[bad] : 0);
+        free(x);
+        free(y);
+    }
+    report(&rep, rc, 0);
+    eco_finalize(ctx);
+}
+
 /* Flow control: rank 0 starts 2 s late into 400 rooted reduces of 64 KB;
  * the others must not pile them up at it.  extra: rank 0's peak RSS
  * growth in KB over the loop. */
@@ -642,6 +681,8 @@ static int worker_main(int argc, char **argv)
         mode_flow(n, tids);
     else if (strcmp(argv[2], "pipeline") == 0)
         mode_pipeline(n, tids);
+    else if (strcmp(argv[2], "hierunits") == 0)
+        mode_hierunits(n, tids);
     else if (strcmp(argv[2], "model") == 0)
         mode_model(n, tids);
     else if (strcmp(argv[2], "drain") == 0)
@@ -1043,6 +1084,18 @@ static void test_pipeline(void)
     run_battery(2, "pipeline", env);
 }
 
+/* Gather-to-all by hier in units of 64 KB to 512 KB, chains and binary
+ * trees: each member's parent runs ahead of it by epochs of the units'
+ * bytes, not of 16 messages. */
+static void test_hier_units(void)
+{
+    char *env[] = { subnet_file(1), "ECO_SEGMENT_SIZE=0", NULL };
+
+    run_battery(6, "hierunits", env);
+    env[0] = subnet_file(2);
+    run_battery(4, "hierunits", env);
+}
+
 /* A member that finishes first and exits must not leave an acknowledgement
  * on its way to it: over TCP, one that reaches a task that has exited
  * makes its host reset the connection and drop whatever that task had
@@ -1182,6 +1235,7 @@ static const eco_unit_test tests[] = {
     { "300 contexts: late rank 0, nothing left, flat memory", test_contexts },
     { "flow control: a late root, 400 reduces of 64 KB", test_flow },
     { "reduce-to-all, gather-to-all and scatter in segments, every pipeline", test_pipeline },
+    { "gather-to-all by hier in whole blocks of 64 KB to 512 KB", test_hier_units },
     { "the cost model of a version 6 file (busy, step, bursts) in every member", test_model },
     { "eco_finalize waits until what it sent is read", test_drain },
     { "valgrind: no error, no leak", test_valgrind },

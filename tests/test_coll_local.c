@@ -1012,6 +1012,125 @@ static void test_every_algorithm(void)
     unsetenv("ECO_ALGORITHM");
 }
 
+/* Gather-to-all by hier (forced) with long units: blocks of hier_bytes
+ * in units of hier_segment bytes (0: whole blocks), then blocks almost
+ * twice as long, in the same size class, whose plan is the first's but
+ * whose lags are their own.  Flow control's epochs end at ECOI_FLOW_BYTES
+ * here as over PVM: a unit of 64 KB makes an epoch of 8 messages, of
+ * 512 KB one (lag 0), and leaders that read the leader behind an epoch
+ * and more later than it sent (the first call's xlag with the second's
+ * units) stop each other till the world times out. */
+static size_t hier_bytes, hier_segment;
+static ecoi_plan hier_plans[64][2];   /* [rank][call]: what each ran */
+
+static int hier_check(eco_ctx *ctx, member *me, size_t bytes, ecoi_plan *plan)
+{
+    const size_t count = bytes / sizeof(int), n = (size_t)ctx->n;
+    int *mine = malloc(bytes), *all = malloc(bytes * n), rc = ECO_ERR_NOMEM;
+
+    if (mine && all) {
+        for (size_t i = 0; i < count; i++)
+            mine[i] = (int)((size_t)me->rank * 1000003u + i * 7u);
+        memset(all, 0xff, bytes * n);
+        rc = eco_gather(ctx, mine, all, (int)count, PVM_INT, ECO_ALL);
+    }
+    for (size_t q = 0; rc == ECO_OK && q < n; q++)
+        for (size_t i = 0; i < count; i++) {
+            me->rep.checks++;
+            if (all[q * count + i] != (int)(q * 1000003u + i * 7u) && !me->rep.failures++)
+                snprintf(me->rep.first, sizeof me->rep.first,
+                         "%zu bytes: block %zu, element %zu: %d", bytes, q, i,
+                         all[q * count + i]);
+        }
+    if (rc == ECO_OK)
+        rc = ecoi_select(ctx, ECOI_C_ALLGATHER, 0, bytes, plan);
+    free(mine);
+    free(all);
+    return rc;
+}
+
+static int hier_body(eco_ctx *ctx, member *me)
+{
+    int rc = eco_set_pattern(ctx, "allgather=hier");
+
+    ctx->segment = hier_segment;
+    ctx->segment_auto = 0;
+    if (rc == ECO_OK)
+        rc = hier_check(ctx, me, hier_bytes, &hier_plans[me->rank][0]);
+    if (rc == ECO_OK)
+        rc = hier_check(ctx, me, 2 * hier_bytes - sizeof(int), &hier_plans[me->rank][1]);
+    return rc;
+}
+
+static void test_hier_long_units(void)
+{
+    /* one subnet (as pvm.test's one host), S = 2 and S = 3 subnets,
+     * chains (degree 1) and binary trees in them, some hosts with two
+     * tasks or three */
+    static const config cfgs[] = {
+        { .n = 5, .nh = 3, .nsub = 1, .host_subnet = { 0, 0, 0 }, .degree = { 1 },
+          .member_host = { 0, 1, 2, 0, 1 } },
+        { .n = 5, .nh = 5, .nsub = 2, .host_subnet = { 0, 0, 0, 1, 1 }, .degree = { 1, 2 },
+          .member_host = { 0, 1, 2, 3, 4 } },
+        { .n = 8, .nh = 6, .nsub = 2, .host_subnet = { 0, 0, 0, 1, 1, 1 }, .degree = { 2, 1 },
+          .member_host = { 0, 1, 2, 3, 4, 5, 2, 4 } },
+        { .n = 4, .nh = 4, .nsub = 3, .host_subnet = { 0, 0, 1, 2 }, .degree = { 1, 1, 1 },
+          .member_host = { 0, 1, 2, 3 } },
+        { .n = 7, .nh = 7, .nsub = 3, .host_subnet = { 0, 0, 0, 1, 1, 2, 2 },
+          .degree = { 1, 2, 1 }, .member_host = { 0, 1, 2, 3, 4, 5, 6 } },
+        { .n = 9, .nh = 6, .nsub = 3, .host_subnet = { 0, 0, 1, 1, 2, 2 },
+          .degree = { 2, 1, 2 }, .member_host = { 0, 1, 2, 3, 4, 5, 1, 3, 5 } },
+        /* runs of 12 blocks: more than two epochs of 5 */
+        { .n = 36, .nh = 12, .nsub = 3, .host_subnet = { 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2 },
+          .degree = { 2, 1, 3 },
+          .member_host = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+                           10, 11, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 } },
+    };
+    /* blocks, units, and the lags of the first call's units and of the
+     * second's (blocks 4 bytes short of twice as long) with three groups
+     * (with two, xlag is lag) */
+    static const struct { size_t bytes, segment, lag[2], xlag[2]; } units[] = {
+        { 32768, 0, { 1, 1 }, { 15, 8 } },         /* epochs of 16 and 9 units */
+        { 65536, 0, { 1, 1 }, { 7, 4 } },          /* of 8 and 5 */
+        { 524288, 0, { 0, 0 }, { 0, 0 } },         /* of 1 */
+        { 524288, 262144, { 0, 0 }, { 1, 1 } },    /* of 2 */
+        { 524288, 65536, { 1, 1 }, { 7, 7 } },     /* of 8 */
+    };
+
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++)
+        for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
+            const config *c = &cfgs[k];
+            member *ms;
+            if (c->n > 9 && units[u].bytes > 65536)
+                continue;   /* 36 members of 1 MB blocks: 2.6 GB */
+            if (c->nsub == 1 && units[u].segment)
+                continue;   /* one group: hier's plan has no segment */
+            hier_bytes = units[u].bytes;
+            hier_segment = units[u].segment;
+            memset(hier_plans, 0, sizeof hier_plans);
+            ms = run_members(c, ECOT_QUICK, hier_body, NULL);
+            for (int r = 0; r < c->n; r++) {
+                CU_ASSERT_EQUAL(ms[r].rc, ECO_OK);
+                CU_ASSERT(ms[r].rep.checks > 0);
+                CU_ASSERT_EQUAL(ms[r].rep.failures, 0);
+                if (ms[r].rc != ECO_OK || ms[r].rep.failures)
+                    fprintf(stderr, "\n  hier, %zu bytes in %zu: n=%d nsub=%d rank %d: %s, %s\n",
+                            units[u].bytes, units[u].segment, c->n, c->nsub, r,
+                            eco_strerror(ms[r].rc), ms[r].rep.first);
+                /* every member ran the same plan: hier, the lags above */
+                for (int i = 0; i < 2; i++) {
+                    const ecoi_plan *p = &hier_plans[r][i];
+                    CU_ASSERT_EQUAL(p->run, ECOI_RUN_HIER);
+                    CU_ASSERT_EQUAL(p->groups, c->nsub);
+                    CU_ASSERT_EQUAL(p->segment, units[u].segment);
+                    CU_ASSERT_EQUAL(p->lag, units[u].lag[i]);
+                    CU_ASSERT_EQUAL(p->xlag, c->nsub > 2 ? units[u].xlag[i] : units[u].lag[i]);
+                }
+            }
+            free(ms);
+        }
+}
+
 /* Recursive doubling forced for every member count from 1 to 17 (powers
  * of two and the folds of the others), members in random subnets and
  * hosts, so that eco_ring's order, which pairs them, is not rank order. */
@@ -1796,6 +1915,7 @@ static const eco_unit_test tests[] = {
     { "k-ary shapes over ranks", test_kary_shapes },
     { "chained subnets for long messages", test_chain_trees },
     { "every algorithm, forced by name", test_every_algorithm },
+    { "gather-to-all by hier in units of 64 and 512 KB", test_hier_long_units },
     { "recursive doubling, 1 to 17 members", test_rdouble_sizes },
     { "selection on planted models", test_select_planted },
     { "the busy cost in the predictions", test_select_busy },
