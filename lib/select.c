@@ -1241,13 +1241,17 @@ static double tree_gather_net(const pm *p, const eco_tree *t, double bytes)
  *     in lock step, lag 0, the whole way in two), or as a round's sends
  *     hold a member; or as a group's rounds, each as long as its slowest
  *     send down the group's tree (group_rounds);
- *   - then the last unit's way down, and 1 + xlag times what a unit's
- *     send across holds its leader (hier_lags: a leader reads a unit of
- *     the leader behind xlag rounds after it was sent), fitted to the
- *     simulation when every leader read it lag rounds late (campus24.topo,
- *     hier-chain, 128 KB a member: 16 KB units 1328.9 ms, 32 KB 1335.9,
- *     64 KB 1441.2, whole blocks 1612.1, where the rest of the model
- *     has 1291 to 1302 for the first three and 1488 for whole blocks). */
+ *   - then the last unit's way down, and 1 + lag times what a unit's
+ *     send across holds its leader, fitted to the simulation when every
+ *     leader read it lag rounds late (campus24.topo, hier-chain, 128 KB a
+ *     member: 16 KB units 1328.9 ms, 32 KB 1335.9, 64 KB 1441.2, whole
+ *     blocks 1612.1, where the rest of the model has 1291 to 1302 for the
+ *     first three and 1488 for whole blocks).  Not 1 + xlag (a leader
+ *     reads the leader behind xlag rounds late with S > 2, hier_lags):
+ *     the simulation shows no such tail (campus24, hier with S = 6, 128
+ *     KB in 64 KB units, lag 1 and xlag 7: simulated 3951.9 ms, predicted
+ *     4105.2 with 1 + lag and 4272.0 with 1 + xlag); the other rounds
+ *     hide it. */
 /* The longest run among S leaders' groups, of `bytes` per member. */
 static double longest_run(const eco_tree *forest, const int *leaders, int S, double bytes)
 {
@@ -1471,7 +1475,7 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
     free(grp);
     free(way);
     return fmax(fmax(fmax(ex, both), lock), units * fmax(cycle, hold)) +
-           (1.0 + (double)xlag) * across + down;
+           (1.0 + (double)lag) * across + down;
 }
 
 static double hier_seg(const seg_pass *q, double seg)
