@@ -26,7 +26,8 @@
  * send at once (barrier_time).
  *
  * The predictions, with m the segment, s = ceil(bytes / m) segments:
- *   tree, chain:  the deepest root-to-leaf path for one segment, plus
+ *   tree, chain:  the deepest root-to-leaf path for one segment (each
+ *                 middle member on it adding the forward cost), plus
  *                 (s - 1) times the busiest resource per segment: a
  *                 member's sends (or receives and combines), a host's
  *                 traffic to other hosts, a subnet's shared link;
@@ -1884,7 +1885,8 @@ static double rank_chain_seg(const seg_pass *q, double seg)
 
     loads_clear(p, q->l);
     for (int r = 0; r + 1 < p->n; r++) {
-        lat += msg(p, r, r + 1, m) + m * GAMMA;
+        /* every rank but the first passes on what it received */
+        lat += (r > 0 ? p->forward : 0.0) + msg(p, r, r + 1, m) + m * GAMMA;
         loads_add(p, q->l, r, r + 1, m, m);
     }
     return lat + (nseg - 1) * loads_max(p, q->l);

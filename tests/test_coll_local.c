@@ -754,7 +754,7 @@ static void test_select_step(void)
  * member beats k = 2's two (530 against 540 us), for broadcast, reduce
  * and reduce-to-all (with a step that keeps recursive doubling out).
  * Each path pays it once per middle member: the star nothing, the
- * chain (degree 1) six times; and with 16 hosts k = 4 (one middle
+ * chain (degree 1) and the scan's chain of ranks six times; and with 16 hosts k = 4 (one middle
  * member, 680 + 30 us) beats k = 3 (660 + 60). */
 static void test_select_forward(void)
 {
@@ -762,7 +762,7 @@ static void test_select_forward(void)
                    .host_subnet = { 0 }, .member_host = { 0, 1, 2, 3, 4, 5, 6, 7 } };
     static const int colls[] = { ECOI_C_BCAST, ECOI_C_REDUCE, ECOI_C_ALLREDUCE };
     eco_map *m = make_map(&one);
-    double k3, star, chain;
+    double k3, star, chain, scan_chain;
 
     m->model = plant(1, 12e-6, 9e-8, 0, 0, 0);
     m->model->busy = 70e-6;
@@ -775,6 +775,7 @@ static void test_select_forward(void)
     k3 = predicted(m, &one, ECOI_C_BCAST, 1000, "tree-k3");
     star = predicted(m, &one, ECOI_C_BCAST, 1000, "star");
     chain = predicted(m, &one, ECOI_C_BCAST, 1000, "chain");
+    scan_chain = predicted(m, &one, ECOI_C_SCAN, 1000, "chain");
     /* a low forward cost keeps k = 2 (and the chain when its degree is 2) */
     m->model->forward = 5e-6;
     CU_ASSERT_STRING_EQUAL(winner(m, &one, ECOI_C_BCAST, 1000, NULL), "tree-k2");
@@ -789,6 +790,9 @@ static void test_select_forward(void)
     CU_ASSERT_DOUBLE_EQUAL(predicted(m, &one, ECOI_C_BCAST, 1000, "tree-k2"), 540e-6, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(predicted(m, &one, ECOI_C_BCAST, 1000, "star"), star, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(predicted(m, &one, ECOI_C_BCAST, 1000, "chain") - chain,
+                           6 * 30e-6, 1e-9);
+    /* the scan's chain in rank order: ranks 1 to 6 pass it on */
+    CU_ASSERT_DOUBLE_EQUAL(predicted(m, &one, ECOI_C_SCAN, 1000, "chain") - scan_chain,
                            6 * 30e-6, 1e-9);
     /* the same degree forced by the file: "tree" is that tree */
     m->degree[0] = 3;
