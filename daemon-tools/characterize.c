@@ -66,7 +66,12 @@
  *        round's slowest probe's time per step: what a step of the ring
  *        and recursive-doubling algorithms costs, a latency under load
  *        (busy is a throughput); not measured (0), lib/select.c takes
- *        busy.
+ *        busy;
+ *      - a relay (3+ hosts; measure_forward): one probe's small
+ *        messages through a second, which passes them on, to a third,
+ *        which echoes them (ECOC_CMD_RELAY), against the pings of the
+ *        first and the second with the third: forward, what a tree's
+ *        middle member adds to a hop.
  *   6. For each subnet of >= 3 hosts, k = 1 .. min(4, hosts - 1): the
  *      subnet's probes run eco_init with a subnet file holding only their
  *      hosts as one subnet of degree k, then `degree_trials` broadcasts of
@@ -82,6 +87,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1184,6 +1190,94 @@ static int measure_step(master *m, ecoi_model *mo)
     return rc;
 }
 
+/* Probe a's `trials` samples of `rounds` round trips of `size` bytes
+ * through probe b to probe c and back (ECOC_CMD_RELAY): the least
+ * seconds per round trip in *out. */
+static int relay_min(master *m, int a, int b, int c, int size, int rounds, const char *what,
+                     double *out)
+{
+    int cmd = ECOC_CMD_RELAY, trials = m->o->trials, status = -1, bid, rc = ECOC_OK;
+    double *t = malloc((size_t)trials * sizeof *t);
+    ecoc_stat st;
+
+    if (!t)
+        return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&cmd, 1, 1);
+    pvm_pkint(&m->tid[b], 1, 1);
+    pvm_pkint(&m->tid[c], 1, 1);
+    pvm_pkint(&size, 1, 1);
+    pvm_pkint(&rounds, 1, 1);
+    pvm_pkint(&trials, 1, 1);
+    if (pvm_send(m->tid[a], ECOC_TAG_CMD) < 0)
+        rc = fail(m, ECOC_FAILED, "cannot reach the probe on %s", m->r->host[a].name);
+    else if ((bid = wait_for(m, m->tid[a], ECOC_TAG_RESULT, what)) < 0)
+        rc = -bid;
+    else {
+        if (pvm_upkint(&status, 1, 1) < 0 || status != 0 || pvm_upkdouble(t, trials, 1) < 0)
+            rc = fail(m, ECOC_FAILED, "the probe on %s could not measure %s",
+                      m->r->host[a].name, what);
+        pvm_freebuf(bid);
+    }
+    if (rc == ECOC_OK) {
+        ecoc_stat_of(t, trials, &st);
+        *out = st.min;
+    }
+    free(t);
+    return rc;
+}
+
+/* The three hosts of the relay: the first three of the first subnet of
+ * 3 or more, else the first three hosts.  0, or -1: fewer than 3. */
+static int relay_hosts(const ecoc_result *r, int **mem, const int *cnt, int ns, int *h)
+{
+    for (int s = 0; s < ns; s++)
+        if (cnt[s] >= 3) {
+            memcpy(h, mem[s], 3 * sizeof *h);
+            return 0;
+        }
+    for (int i = 0; i < 3; i++)
+        h[i] = i;
+    return r->n >= 3 ? 0 : -1;
+}
+
+/* The forward cost: what a member that passes a message on (a tree's
+ * middle member: it receives, unpacks, packs and sends) adds to a hop.
+ * Host a's probe sends ECOC_MODEL_SMALL bytes through b to c, which
+ * echoes them to a (ECOC_CMD_RELAY), against a's round trip with c and
+ * b's with c, each the least of the trials of 4x the rounds (as a
+ * link's small probe).  The relay's round trip is a->b, b's forward,
+ * b->c, c's echo, c->a; a-c's round trip the same but for a->b and the
+ * forward: so the forward is the relay less a-c's round trip less b-c's
+ * one-way time, the model's cost of that hop (half a round trip, half
+ * its echo included: a hop and the forward together are what the extra
+ * leg took).  Three hosts of one subnet (relay_hosts); fewer than 3
+ * hosts: not measured (0). */
+static int measure_forward(master *m, int **mem, const int *cnt, int ns, ecoi_model *mo)
+{
+    ecoc_result *r = m->r;
+    ecoc_model_info *mi = &r->model;
+    int *h = mi->relay, rounds = 4 * m->o->rounds, rc;
+    char what[800];
+
+    if (relay_hosts(r, mem, cnt, ns, h) != 0)
+        return ECOC_OK;
+    snprintf(what, sizeof what, "model: %s via %s to %s", r->host[h[0]].name,
+             r->host[h[1]].name, r->host[h[2]].name);
+    if ((rc = model_step(m, what)) != ECOC_OK ||
+        (rc = relay_min(m, h[0], h[1], h[2], ECOC_MODEL_SMALL, rounds, what,
+                        &mi->relay_trip)) != ECOC_OK ||
+        (rc = min_time(m, m->tid[h[0]], m->tid[h[2]], ECOC_MODEL_SMALL, rounds,
+                       r->host[h[0]].name, what, &mi->relay_direct)) != ECOC_OK ||
+        (rc = min_time(m, m->tid[h[1]], m->tid[h[2]], ECOC_MODEL_SMALL, rounds,
+                       r->host[h[1]].name, what, &mi->relay_leg)) != ECOC_OK)
+        return rc;
+    mi->relay_measured = 1;
+    mo->forward = fmax(0.0, mi->relay_trip - 2.0 * mi->relay_direct - mi->relay_leg);
+    model_done(m);
+    return ECOC_OK;
+}
+
 /* Subnet s's members as indexes into r->host: mem[s][0 .. cnt[s]-1]. */
 static int *subnet_members(const master *m, int s, int *n);
 
@@ -1214,7 +1308,7 @@ static int measure_model(master *m)
         r->model.stream = 3; /* 2 messages past the short stream, at least */
     for (int s = 0; s < ns; s++)
         steps += ns - s - (cnt[s] < 2) + (cnt[s] >= 2 && ns > 1) * 2;
-    steps += 2 * (r->n >= 2); /* every host busy, the ring's step */
+    steps += 2 * (r->n >= 2) + (r->n >= 3); /* every host busy, the ring's step, the relay */
     m->home = -1; /* this program's subnet: the host of its pvmd */
     for (int i = 0; i < r->n; i++)
         if (m->dtid[i] == pvm_tidtohost(pvm_mytid()))
@@ -1255,6 +1349,8 @@ static int measure_model(master *m)
         rc = measure_busy(m, mo);
     if (rc == ECOC_OK)
         rc = measure_step(m, mo);
+    if (rc == ECOC_OK)
+        rc = measure_forward(m, mem, cnt, ns, mo);
     if (rc == ECOC_OK && !ecoi_model_valid(mo))
         rc = fail(m, ECOC_FAILED, "the measured cost model is not valid");
     if (rc == ECOC_OK) {

@@ -69,8 +69,12 @@ enum {
     ECOC_TAG_SINK_ACK,                  /* probe -> probe: all of it arrived */
     ECOC_TAG_GO,                        /* master -> probe: start the stream
                                          * (or the steps) */
-    ECOC_TAG_STEP                       /* probe -> next probe: one lock-step
+    ECOC_TAG_STEP,                      /* probe -> next probe: one lock-step
                                          * step's message */
+    ECOC_TAG_RELAY,                     /* probe -> probe: pass it on (next
+                                         * tid, origin tid, data) */
+    ECOC_TAG_RELAYED                    /* probe -> probe: passed on; echo it
+                                         * to its origin as ECHO_BACK */
 };
 enum {
     ECOC_CMD_QUIT = 1,   /* (nothing) */
@@ -87,7 +91,7 @@ enum {
                             until its ECOC_TAG_SINK_ACK.  Two streams start
                             together: neither one's connecting waits behind
                             the other's data */
-    ECOC_CMD_STEPS = 7   /* next tid, prev tid, size, count -> status (0: the
+    ECOC_CMD_STEPS = 7,  /* next tid, prev tid, size, count -> status (0: the
                             route to next is connected, ready), then on the
                             master's ECOC_TAG_GO -> status, 1 double: seconds
                             from the first send to the last receive of count
@@ -95,6 +99,13 @@ enum {
                             to next (ECOC_TAG_STEP), then the wait for prev's.
                             Every probe of a ring runs it at once: a step is
                             a message's latency with every host sending */
+    ECOC_CMD_RELAY = 8   /* via tid, to tid, size, rounds, trials -> status,
+                            trials doubles: seconds per round trip through a
+                            middle member, each the mean of `rounds`: a
+                            message of size bytes to via (ECOC_TAG_RELAY),
+                            which unpacks it, packs it again and sends it to
+                            `to` (ECOC_TAG_RELAYED), which echoes it back
+                            (ECOC_TAG_ECHO_BACK): the cost model's forward */
 };
 
 /* Strings travel as an int length, then that many bytes (pvm_pkbyte), no

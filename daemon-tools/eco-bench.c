@@ -8,9 +8,13 @@
  * topology-unaware trees star, binary, kary3, chain (eco_set_pattern: the
  * same library code walking another tree), taking turns iteration by
  * iteration.  Time of one iteration: from
- * the moment the root starts the operation to the moment the root holds an
- * acknowledgement from every other member that it is done; a barrier
- * separates iterations and warm-up iterations are not counted.
+ * a start agreed by all members (the root sends a time a little ahead
+ * after the barrier between iterations; each member's clock compared
+ * with the root's before each size) to the moment the root holds an
+ * acknowledgement from every other member that it is done; warm-up
+ * iterations are not counted.  --start=barrier times from the root's
+ * release from the barrier instead: the members it let go earlier may
+ * have sent by then (a short gather measured the barrier's order).
  *
  * Output: a table (milliseconds), CSV (--csv) or JSON (--json) on
  * standard output; --usec gives microseconds in the OSU micro-benchmarks'
@@ -39,6 +43,13 @@
 #define TAG_ACK 0x7e02
 #define TAG_PVMB 0x7e03
 #define TAG_DONE 0x7e04
+#define TAG_CLOCK 0x7e05
+#define TAG_START 0x7e06
+/* Round trips per member of the clock comparison before each size. */
+#define CLOCK_PINGS 8
+/* The agreed start's lead over the root's time when it sends it: at
+ * least this, and its slowest round trip per member besides. */
+#define START_LEAD 2e-3
 #define PROG "eco-bench"
 #define GROUP PROG
 #define MAXP 8
@@ -61,10 +72,13 @@ static const char *pattern_names[] = { "eco", "pvm", "star", "binary", "kary3", 
 #define NPATTERNS 7
 #define PAT_OPENMPI 6
 
+enum { START_AGREED = 0, START_BARRIER = 1 };
+
 typedef struct setup {
     int op, root, iters, warmup, nsizes, npat;
     int sizes[MAXS];
     int pat[MAXP];
+    int start;               /* START_AGREED or START_BARRIER */
 } setup;
 
 typedef struct bench {
@@ -75,6 +89,9 @@ typedef struct bench {
     eco_ctx *ctx;
     char *a, *b;             /* send and receive buffers */
     size_t cap;
+    double offset;           /* this member's clock less the root's (clock_sync) */
+    double lead;             /* at the root: the agreed start's lead */
+    long late, starts;       /* at the root: members that got the start late, of all */
 } bench;
 
 static double now(void)
@@ -114,6 +131,10 @@ static void usage(FILE *f)
         "      --csv-file=FILE  also write the CSV rows to FILE\n"
         "  -t, --topology=FILE  netbed topology: give the link limit of each size\n"
         "      --plot=FILE      plot time against size with gnuplot (.png or .svg)\n"
+        "      --start=HOW      agreed (default): every member begins each iteration\n"
+        "                       at a time the root sends after the barrier, clocks\n"
+        "                       compared; barrier: each when the barrier lets it go,\n"
+        "                       timed from the root's release\n"
         "      --mpirun=CMD     how to start eco-bench-mpi for the openmpi pattern\n"
         "                       (default: mpirun --allow-run-as-root --oversubscribe\n"
         "                       --mca mpi_yield_when_idle 1 -np N)\n"
@@ -249,18 +270,118 @@ static int run_eco(bench *B, int op, int count)
     }
 }
 
+/* ------------------------------------------------------------------ */
+/* A common start                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Each member's clock against the root's (Cristian's way): the root
+ * sends CLOCK_PINGS messages to each member in turn, the member answers
+ * each with its clock; of the round trip t1..t2 the shortest gives
+ * offset = member's clock - (t1 + t2) / 2.  The member is told its
+ * offset; the root keeps the lead of the agreed start (START_LEAD and
+ * the members' slowest shortest round trip each).  0, or -1. */
+static int clock_sync(bench *B)
+{
+    const int root = B->s.root;
+    double rtt_sum = 0.0;
+
+    for (int j = 0; j < B->n; j++) {
+        double best = INFINITY, off = 0.0, t;
+        if (j == root)
+            continue;
+        for (int k = 0; k < CLOCK_PINGS; k++) {
+            if (B->me == root) {
+                double t1 = now(), t2;
+                pvm_initsend(PvmDataRaw);
+                if (pvm_send(B->tids[j], TAG_CLOCK) < 0 || pvm_recv(B->tids[j], TAG_CLOCK) < 0 ||
+                    pvm_upkdouble(&t, 1, 1) < 0)
+                    return -1;
+                t2 = now();
+                if (t2 - t1 < best) {
+                    best = t2 - t1;
+                    off = t - (t1 + t2) / 2.0;
+                }
+            } else if (B->me == j) {
+                if (pvm_recv(B->tids[root], TAG_CLOCK) < 0)
+                    return -1;
+                t = now();
+                pvm_initsend(PvmDataRaw);
+                pvm_pkdouble(&t, 1, 1);
+                if (pvm_send(B->tids[root], TAG_CLOCK) < 0)
+                    return -1;
+            }
+        }
+        if (B->me == root) {
+            rtt_sum += best;
+            pvm_initsend(PvmDataRaw);
+            pvm_pkdouble(&off, 1, 1);
+            if (pvm_send(B->tids[j], TAG_CLOCK) < 0)
+                return -1;
+        } else if (B->me == j &&
+                   (pvm_recv(B->tids[root], TAG_CLOCK) < 0 || pvm_upkdouble(&B->offset, 1, 1) < 0))
+            return -1;
+    }
+    B->lead = START_LEAD + rtt_sum;
+    return 0;
+}
+
+/* Sleep until this member's clock reads `at`. */
+static void sleep_until(double at)
+{
+    struct timespec ts;
+
+    ts.tv_sec = (time_t)floor(at);
+    ts.tv_nsec = (long)((at - floor(at)) * 1e9);
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        continue;
+}
+
+/* After the barrier: the start every member begins the operation at.
+ * The root picks a time B->lead ahead on its clock and sends it to
+ * every member; each waits until its clock reads it (less its offset),
+ * or begins at once when it came late (counted by the root).  The
+ * root's time of the start: the iteration's t0.  < 0 on error. */
+static double agreed_start(bench *B)
+{
+    const int root = B->s.root;
+    double at;
+
+    if (B->me == root) {
+        at = now() + B->lead;
+        pvm_initsend(PvmDataRaw);
+        pvm_pkdouble(&at, 1, 1);
+        for (int j = 0; j < B->n; j++)
+            if (j != root && pvm_send(B->tids[j], TAG_START) < 0)
+                return -1;
+        sleep_until(at);
+        return at;
+    }
+    if (pvm_recv(B->tids[root], TAG_START) < 0 || pvm_upkdouble(&at, 1, 1) < 0)
+        return -1;
+    at += B->offset;
+    if (now() > at)
+        return 1.0;   /* late: the root counts it from the acknowledgement */
+    sleep_until(at);
+    return 0.0;
+}
+
 /* One timed iteration; at the root returns seconds, elsewhere 0; < 0 on error. */
 static double iteration(bench *B, int pattern, int op, int count)
 {
-    double t0 = 0;
-    int rc;
+    double t0 = 0, st = 0;
+    int rc, late;
 
     if ((rc = eco_barrier(B->ctx)) != 0) {
         fprintf(stderr, "eco-bench: rank %d: barrier failed: %s\n", B->me, eco_strerror(rc));
         return -1;
     }
+    if (B->s.start == START_AGREED && (st = agreed_start(B)) < 0) {
+        fprintf(stderr, "eco-bench: rank %d: the agreed start failed\n", B->me);
+        return -1;
+    }
+    late = B->me != B->s.root && st > 0.0;
     if (B->me == B->s.root)
-        t0 = now();
+        t0 = B->s.start == START_AGREED ? st : now();
     rc = pattern == 1 ? run_pvm(B, op, count) : run_eco(B, op, count);
     if (rc == -2 && (pattern == 1 || op == OP_PINGPONG))
         return -2;
@@ -272,6 +393,7 @@ static double iteration(bench *B, int pattern, int op, int count)
     }
     if (B->me != B->s.root) {
         pvm_initsend(PvmDataRaw);
+        pvm_pkint(&late, 1, 1);
         return pvm_send(B->tids[B->s.root], TAG_ACK) < 0 ? -1 : 0;
     }
     /* A member that failed sends no acknowledgement: do not wait for ever. */
@@ -282,6 +404,8 @@ static double iteration(bench *B, int pattern, int op, int count)
                     B->n - i);
             return -1;
         }
+        B->late += pvm_upkint(&late, 1, 1) >= 0 && late;
+        B->starts += B->s.start == START_AGREED;
     }
     /* pingpong: one round trip, on average over the members */
     return op == OP_PINGPONG ? (B->t_done - t0) / (B->n - 1) : now() - t0;
@@ -339,6 +463,13 @@ static int measure(bench *B, result *res)
     for (int i = 0; i < s->nsizes; i++) {
         int esz = elem_type(s->op) == PVM_DOUBLE ? 8 : 1, count = s->sizes[i] / esz;
         char skip[MAXP] = { 0 };
+        /* the clocks compared again for each size: a drift of theirs
+         * lasts one size at the most */
+        if (s->start == START_AGREED && clock_sync(B) != 0) {
+            fprintf(stderr, PROG ": rank %d: comparing the clocks failed\n", B->me);
+            free(t);
+            return -1;
+        }
         for (int k = 0; k < s->warmup + s->iters; k++)
             for (int p = 0; p < s->npat; p++) {
                 int pat = s->pat[p];
@@ -375,6 +506,9 @@ static int measure(bench *B, result *res)
     }
     eco_set_pattern(B->ctx, "eco");
     free(t);
+    if (B->late > 0)   /* those iterations started later than agreed */
+        fprintf(stderr, PROG ": %ld of %ld agreed starts reached their member late (it "
+                "started when the start came)\n", B->late, B->starts);
     return 0;
 }
 
@@ -774,6 +908,7 @@ static int parse_args(int argc, char **argv, setup *s, options *o)
         { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
         { "worker", no_argument, NULL, 'W' }, { "mpirun", required_argument, NULL, 'M' },
         { "csv-file", required_argument, NULL, 'F' },
+        { "start", required_argument, NULL, 'S' },
         { NULL, 0, NULL, 0 }
     };
     int c, op;
@@ -823,6 +958,11 @@ static int parse_args(int argc, char **argv, setup *s, options *o)
         case 'P': o->plotfile = optarg; break;
         case 'M': o->mpirun = optarg; break;
         case 'F': o->csvfile = optarg; break;
+        case 'S':
+            if (strcmp(optarg, "agreed") != 0 && strcmp(optarg, "barrier") != 0)
+                return usage_error("bad start '%s' (agreed or barrier)", optarg);
+            s->start = strcmp(optarg, "barrier") == 0 ? START_BARRIER : START_AGREED;
+            break;
         case 'h': usage(stdout); return 0;
         case 'V': printf(PROG " (libeco) " PACKAGE_VERSION "\n"); return 0;
         case 'W': return worker();

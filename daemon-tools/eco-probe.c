@@ -23,6 +23,13 @@
  *                                  the first send to the last receive
  *                                  (every probe of a ring at once: the
  *                                  cost model's step)
+ *   RELAY via to size rounds trials
+ *                                  time `trials` samples of `rounds` round
+ *                                  trips of `size` bytes through the via
+ *                                  probe, which passes them on to the `to`
+ *                                  probe, which echoes them back; reply
+ *                                  the round trips' times (the cost
+ *                                  model's forward)
  *   HOPS_OPEN                      open a UDP socket; reply its port
  *   HOPS n self hosts ports nonces send datagrams to every other probe's
  *                                  socket, read the TTL of those that
@@ -32,7 +39,10 @@
  *   QUIT                           leave PVM and exit
  *
  * and echoes ECHO messages of other probes back to their sender, unread;
- * drops SINK messages and acknowledges SINK_END (a stream's end).  A
+ * passes a RELAY on to the probe it names, unpacked and packed again
+ * (what a collective's middle member does), and echoes a RELAYED one to
+ * the probe it started from; drops SINK messages and acknowledges
+ * SINK_END (a stream's end).  A
  * STEP is neither: it stays in PVM's queue until the step that waits
  * for it (step_match), though it arrive during another wait.
  * Direct task-to-task routing.  It exits when its parent does.
@@ -62,15 +72,53 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Send back an ECHO, unchanged: the received buffer becomes the send
- * buffer; the previous send buffer is freed. */
-static void echo(int src)
+/* Send back an ECHO (or a RELAYED message) to `to`, unchanged: the
+ * received buffer becomes the send buffer; the previous send buffer is
+ * freed. */
+static void echo(int to)
 {
     int old = pvm_setsbuf(pvm_getrbuf());
 
     if (old > 0)
         pvm_freebuf(old);
-    pvm_send(src, ECOC_TAG_ECHO_BACK);
+    pvm_send(to, ECOC_TAG_ECHO_BACK);
+}
+
+/* A RELAY (next tid, origin tid, data) in the receive buffer: its data
+ * unpacked, packed again into a message of its own and sent on to next
+ * as RELAYED, as a collective's middle member takes a message in and
+ * passes it on.  The caller's send buffer is kept. */
+static void relay_on(void)
+{
+    int bytes = 0, tag, src, ids[2] = { 0, 0 }, sb, keep;
+    size_t len;
+    char *data;
+
+    if (pvm_bufinfo(pvm_getrbuf(), &bytes, &tag, &src) < 0 || bytes < 8 ||
+        pvm_upkint(ids, 2, 1) < 0 || ids[0] <= 0)
+        return; /* not one of ours: the relay's origin times out */
+    len = (size_t)bytes - 8;
+    if (!(data = malloc(len + 1)) || pvm_upkbyte(data, (int)len, 1) < 0 ||
+        (sb = pvm_mkbuf(PvmDataRaw)) < 0) {
+        free(data);
+        return;
+    }
+    keep = pvm_setsbuf(sb);
+    pvm_pkint(ids, 2, 1);
+    pvm_pkbyte(data, (int)len, 1);
+    pvm_send(ids[0], ECOC_TAG_RELAYED);
+    pvm_setsbuf(keep > 0 ? keep : 0);
+    pvm_freebuf(sb);
+    free(data);
+}
+
+/* A RELAYED message: echoed to its origin (its second int). */
+static void relay_back(void)
+{
+    int ids[2] = { 0, 0 };
+
+    if (pvm_upkint(ids, 2, 1) >= 0 && ids[1] > 0)
+        echo(ids[1]);
 }
 
 static void reply(int master, int status, const double *v, int nv)
@@ -91,12 +139,17 @@ static void reply_ints(int master, int status, const int *v, int nv)
     pvm_send(master, ECOC_TAG_RESULT);
 }
 
-/* Another probe's message that any wait serves: an ECHO is answered,
- * stream data dropped, a stream's end acknowledged.  1 when it was one. */
+/* Another probe's message that any wait serves: an ECHO is answered, a
+ * RELAY passed on, a RELAYED one echoed to its origin, stream data
+ * dropped, a stream's end acknowledged.  1 when it was one. */
 static int serve_peer(int tag, int src)
 {
     if (tag == ECOC_TAG_ECHO)
         echo(src);
+    else if (tag == ECOC_TAG_RELAY)
+        relay_on();
+    else if (tag == ECOC_TAG_RELAYED)
+        relay_back();
     else if (tag == ECOC_TAG_SINK_END) {
         pvm_initsend(PvmDataDefault);
         pvm_send(src, ECOC_TAG_SINK_ACK);
@@ -198,6 +251,53 @@ static int wait_go(int master)
             return -1;
         (void)serve_peer(tag, src); /* a stream that started first */
     }
+}
+
+static double since(double t0);
+
+/* RELAY: `trials` samples of `rounds` round trips through via to `to`
+ * and back, each a raw message of (to, this probe, size zero bytes);
+ * after one untimed, which connects the three direct routes.  Replies
+ * the seconds per round trip of each sample. */
+static void do_relay(int master)
+{
+    int a[5] = { 0 }, status = 0, sb = -1, old, ids[2], via, to, size, rounds, trials;
+    double *t = NULL;
+    char *data = NULL;
+
+    pvm_upkint(a, 5, 1); /* via, to, size, rounds, trials */
+    via = a[0];
+    to = a[1];
+    size = a[2];
+    rounds = a[3];
+    trials = a[4];
+    if (via > 0 && to > 0 && size >= 1 && rounds >= 1 && trials >= 1 && trials <= 1 << 20) {
+        t = malloc((size_t)trials * sizeof *t);
+        data = calloc((size_t)size, 1);
+        sb = t && data ? pvm_mkbuf(PvmDataRaw) : -1;
+    }
+    if (sb < 0) {
+        reply(master, -1, NULL, 0);
+        goto out;
+    }
+    old = pvm_setsbuf(sb);
+    if (old > 0)
+        pvm_freebuf(old);
+    ids[0] = to;
+    ids[1] = pvm_mytid();
+    pvm_pkint(ids, 2, 1);
+    pvm_pkbyte(data, size, 1);
+    for (int i = -1; i < trials && status == 0; i++) { /* -1: the untimed one */
+        double t0 = now();
+        for (int r = 0; r < (i < 0 ? 1 : rounds) && status == 0; r++)
+            status = pvm_send(via, ECOC_TAG_RELAY) < 0 ? -1 : await_peer(to, ECOC_TAG_ECHO_BACK);
+        if (i >= 0)
+            t[i] = since(t0) / rounds;
+    }
+    reply(master, status, t, trials);
+out:
+    free(t);
+    free(data);
 }
 
 /* A raw message of size zero bytes, not yet the send buffer: its id, or
@@ -636,6 +736,8 @@ static int serve(int master)
             do_stream(master);
         else if (cmd == ECOC_CMD_STEPS)
             do_steps(master);
+        else if (cmd == ECOC_CMD_RELAY)
+            do_relay(master);
         else
             reply(master, -1, NULL, 0);
     }

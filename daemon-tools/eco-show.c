@@ -827,6 +827,11 @@ static int show_predict(const layout *l, const options *o)
         printf("# a lock-step step adds %s (step: %s)\n",
                ecoc_fmt_time(ecoi_model_step(mo), b1, sizeof b1),
                mo && mo->step > 0.0 ? "measured" : "not measured");
+        /* what a member that passes a message on (a tree's middle
+         * member) adds to the hop: nothing when the file has none */
+        printf("# a member that passes a message on adds %s (forward: %s)\n",
+               ecoc_fmt_time(mo && mo->forward > 0.0 ? mo->forward : 0.0, b1, sizeof b1),
+               mo && mo->forward > 0.0 ? "measured" : "not measured");
         /* the most a message between subnets passes at once when its
          * link was idle (a shaper's bucket; eco-subnets(5): model burst):
          * 0, every byte at beta, when the file has none */

@@ -820,6 +820,18 @@ static void print_model(const ecoc_result *r, FILE *out)
         fprintf(out, "%s)\n", ecoc_fmt_time(mi->step.max, b2, sizeof b2));
     } else
         fprintf(out, "not measured (one host): nothing added\n");
+    fprintf(out, "  a member passing a message on: ");
+    if (mi->relay_measured) {
+        char b2[32], b3[32];
+        fprintf(out, "%s beyond a hop (%s via %s to %s and back, %d bytes: ",
+                ecoc_fmt_time(mo->forward, b1, sizeof b1), r->host[mi->relay[0]].name,
+                r->host[mi->relay[1]].name, r->host[mi->relay[2]].name, ECOC_MODEL_SMALL);
+        fprintf(out, "%s, less %s to and fro direct and %s one way from the second)\n",
+                ecoc_fmt_time(mi->relay_trip, b1, sizeof b1),
+                ecoc_fmt_time(2.0 * mi->relay_direct, b2, sizeof b2),
+                ecoc_fmt_time(mi->relay_leg, b3, sizeof b3));
+    } else
+        fprintf(out, "not measured (fewer than 3 hosts): nothing added\n");
 }
 
 void ecoc_print_summary(const ecoc_result *r, FILE *out)

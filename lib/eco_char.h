@@ -179,6 +179,13 @@ typedef struct ecoc_model_info {
                          * step_links is the model's step */
     double step_links;  /* the mean of the ring's links' one-way times of
                          * a short message as the model has them */
+    int relay_measured; /* 1: the relay below was measured (3+ hosts) */
+    int relay[3];       /* its hosts (indexes into host[]): from, via, to */
+    double relay_trip;  /* seconds of its round trip (the least) */
+    double relay_direct;/* from-to's one-way time (half the least round trip) */
+    double relay_leg;   /* via-to's one-way time; the model's forward is
+                         * relay_trip - 2 relay_direct - relay_leg, at
+                         * least 0 */
 } ecoc_model_info;
 
 typedef struct ecoc_result {

@@ -11,12 +11,14 @@
 
 /* The subnet file's magic word and the version this library writes. */
 #define ECO_FILE_MAGIC "eco-subnets"
-#define ECO_FILE_VERSION 6 /* written as 5 when a map has no burst (a model
-                            * whose bursts are all 0, or none), as 4 when
-                            * it has no step either (a model with step 0,
-                            * or none), as 3 when it has no hop classes
-                            * either, as 2 when it has no model either, as
-                            * 1 when it has no hops either */
+#define ECO_FILE_VERSION 7 /* written as 6 when a map has no forward cost
+                            * (a model with forward 0, or none), as 5 when
+                            * it has no burst either (a model whose bursts
+                            * are all 0, or none), as 4 when it has no step
+                            * either (a model with step 0, or none), as 3
+                            * when it has no hop classes either, as 2 when
+                            * it has no model either, as 1 when it has no
+                            * hops either */
 
 /*
  * The cost model (subnet file version 3, measured by eco-characterize):
@@ -59,6 +61,13 @@ typedef struct ecoi_model {
                        * full: netbed's tbf on a 10 Mbit/s link holds
                        * 3,028 bytes), the rest at beta; 0 when not
                        * measured.  Subnet file version 6 */
+    double forward;   /* seconds a member that passes a message on (a
+                       * tree's middle member: it receives, then sends)
+                       * adds to a hop beyond the message's one-way time
+                       * (its link's alpha and beta): the receive's wake
+                       * up, the unpacking and the send's start, which a
+                       * sibling's send does not pay; 0 when not
+                       * measured: nothing added.  Subnet file version 7 */
 } ecoi_model;
 
 /* lib/model.c.  A model of n subnets, every cost 0 (NULL: n < 0 or no
@@ -66,7 +75,7 @@ typedef struct ecoi_model {
 ecoi_model *ecoi_model_new(int nsubnets);
 void ecoi_model_free(ecoi_model *m);
 ecoi_model *ecoi_model_copy(const ecoi_model *m);
-/* 1 when every number (busy, step and the bursts too) is finite and
+/* 1 when every number (busy, step, forward and the bursts too) is finite and
  * >= 0 and link[] and burst[] are symmetric. */
 int ecoi_model_valid(const ecoi_model *m);
 /* The bytes a message between a host of s and one of t passes at once

@@ -382,6 +382,7 @@ static int pack_model(const ecoi_model *mo, int nsub)
     rc |= pvm_pkdouble(mo->uplink, nsub, 1);
     rc |= pvm_pkdouble((double *)&mo->busy, 1, 1);
     rc |= pvm_pkdouble((double *)&mo->step, 1, 1);
+    rc |= pvm_pkdouble((double *)&mo->forward, 1, 1);
     rc |= pvm_pkdouble(mo->burst, (int)nl, 1);
     return rc;
 }
@@ -405,6 +406,7 @@ static int unpack_model(ecoi_model **out, int nsub)
     rc |= pvm_upkdouble(mo->uplink, nsub, 1);
     rc |= pvm_upkdouble(&mo->busy, 1, 1);
     rc |= pvm_upkdouble(&mo->step, 1, 1);
+    rc |= pvm_upkdouble(&mo->forward, 1, 1);
     rc |= pvm_upkdouble(mo->burst, (int)nl, 1);
     if (rc < 0 || !ecoi_model_valid(mo)) {
         ecoi_model_free(mo);

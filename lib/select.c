@@ -26,7 +26,8 @@
  * send at once (barrier_time).
  *
  * The predictions, with m the segment, s = ceil(bytes / m) segments:
- *   tree, chain:  the deepest root-to-leaf path for one segment, plus
+ *   tree, chain:  the deepest root-to-leaf path for one segment (each
+ *                 middle member on it adding the forward cost), plus
  *                 (s - 1) times the busiest resource per segment: a
  *                 member's sends (or receives and combines), a host's
  *                 traffic to other hosts, a subnet's shared link;
@@ -198,16 +199,22 @@ static const ecoi_algorithm algorithms[] = {
     /* name         op                run               among subnets      hosts         tasks   level */
     { "tree",      ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
     { "tree-k2",   ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  2,            2 }, 0 },
+    { "tree-k3",   ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  3,            3 }, 0 },
+    { "tree-k4",   ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  4,            4 }, 0 },
     { "chain",     ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, FILE_K,       FILE_K }, 0 },
     { "chain-k2",  ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, 2,            2 }, 0 },
     { "star",      ECOI_C_BCAST,     ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "tree",      ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
     { "tree-k2",   ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  2,            2 }, 0 },
+    { "tree-k3",   ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  3,            3 }, 0 },
+    { "tree-k4",   ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  4,            4 }, 0 },
     { "chain",     ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, FILE_K,       FILE_K }, 0 },
     { "chain-k2",  ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, 2,            2 }, 0 },
     { "star",      ECOI_C_REDUCE,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "tree",      ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
     { "tree-k2",   ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  2,            2 }, 0 },
+    { "tree-k3",   ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  3,            3 }, 0 },
+    { "tree-k4",   ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  4,            4 }, 0 },
     { "chain",     ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, FILE_K,       FILE_K }, 0 },
     { "chain-k2",  ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_CHAIN, 2,            2 }, 0 },
     { "star",      ECOI_C_ALLREDUCE, ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
@@ -436,6 +443,8 @@ typedef struct pm {
     const ecoi_model *model;
     double busy;     /* seconds per message at the least (ecoi_model_busy) */
     double step;     /* seconds a lock-step step adds (ecoi_model_step) */
+    double forward;  /* seconds a member that passes a message on adds to
+                      * its hop (ecoi_model.forward; 0: not measured) */
     int n;
     const int *mh;   /* [n] member -> host, -1 unknown */
     int *sub;        /* [n] member -> subnet of the model, -1 own */
@@ -503,6 +512,7 @@ static int pm_init(pm *p, const eco_map *map, const ecoi_model *model, int n,
     p->model = model;
     p->busy = ecoi_model_busy(model);
     p->step = ecoi_model_step(model);
+    p->forward = model->forward > 0.0 ? model->forward : 0.0;
     p->n = n;
     p->mh = mh;
     p->nhosts = map ? map->nhosts : 0;
@@ -783,9 +793,23 @@ static double loads_max(const pm *p, const loads *l)
 /* Predictions                                                         */
 /* ------------------------------------------------------------------ */
 
+/* What member u adds before it sends on tree t: the forward cost when
+ * it passes on what it received (a middle member: it has a parent),
+ * nothing at the root. */
+static double relay(const pm *p, const eco_tree *t, int u)
+{
+    return t->parent[u] >= 0 ? p->forward : 0.0;
+}
+
 /* A pipelined pass down (or up, reduce) tree t of `bytes` in segments of
  * seg bytes (0: one message): the deepest path for one segment plus the
- * other segments at the rate of the busiest resource. */
+ * other segments at the rate of the busiest resource.  A path pays the
+ * forward cost at each middle member (relay): on switched8.topo at
+ * 1,000 bytes, without it, a hop (163 us) cost less than two siblings'
+ * sends before it (85 us each), and k = 2, 3, 4 were predicted alike
+ * (0.464 ms; 2 hops and 2 sends on each deepest path, 3 hops on k = 2's
+ * other one), where the 3-ary tree measured 0.42 and the binary one
+ * 0.43-0.47. */
 static double tree_pass(const pm *p, const eco_tree *t, double bytes, double seg,
                         int reduce, loads *l)
 {
@@ -808,7 +832,8 @@ static double tree_pass(const pm *p, const eco_tree *t, double bytes, double seg
             continue;
         for (int j = t->child_off[u]; j < t->child_off[u + 1] && t->child[j] != v; j++)
             before += msg_before(p, u, t->child[j], v, m);
-        dist[v] = dist[u] + before + msg(p, u, v, m) + (reduce ? m * GAMMA : 0.0);
+        dist[v] = dist[u] + relay(p, t, u) + before + msg(p, u, v, m) +
+                  (reduce ? m * GAMMA : 0.0);
         deepest = fmax(deepest, dist[v]);
         if (reduce)
             loads_add(p, l, v, u, m, m);
@@ -948,7 +973,7 @@ static double tree_pass_best(const pm *p, const eco_tree *t, double bytes, int r
 
 /* A gather (or scatter) of `bytes` per member on tree t, one message per
  * edge carrying the child's whole subtree; a parent takes its children
- * one by one. */
+ * one by one, and passes them on after the forward cost (relay). */
 static double tree_gather(const pm *p, const eco_tree *t, double bytes)
 {
     double *ready = calloc((size_t)p->n, sizeof *ready), out;
@@ -962,7 +987,7 @@ static double tree_gather(const pm *p, const eco_tree *t, double bytes)
             int v = t->child[j];
             at = fmax(at, ready[v]) + msg(p, v, u, bytes * t->subtree[v]);
         }
-        ready[u] = at;
+        ready[u] = at + (t->child_off[u + 1] > t->child_off[u] ? relay(p, t, u) : 0.0);
     }
     out = 0.0;
     for (int m = 0; m < t->n; m++)   /* a forest has several roots */
@@ -1067,7 +1092,7 @@ static double path_beta(const pm *p, int u, int v)
  * sender (alpha, and until the receiver's socket has taken all but
  * SOCKET_BYTES of what was sent it): a whole run to a child behind a
  * slow link keeps the next child waiting.  A member passes its
- * children's runs on once its own has come. */
+ * children's runs on once its own has come, after the forward cost. */
 static double tree_scatter(const pm *p, const eco_tree *t, double bytes, double seg)
 {
     double *ready = calloc((size_t)p->n, sizeof *ready), *ends = NULL, out = 0.0;
@@ -1080,7 +1105,7 @@ static double tree_scatter(const pm *p, const eco_tree *t, double bytes, double 
     for (int i = 0; i < t->n; i++) {
         const int u = t->order[i], *kids = &t->child[t->child_off[u]];
         const int nk = t->child_off[u + 1] - t->child_off[u];
-        double at = ready[u], most = 0.0, least = INFINITY;
+        double at = ready[u] + relay(p, t, u), most = 0.0, least = INFINITY;
         size_t turns, w;
 
         if (nk <= 0)
@@ -1205,7 +1230,7 @@ static double tree_gather_net(const pm *p, const eco_tree *t, double bytes)
             double at = 0.0;
             for (int j = t->child_off[u]; j < t->child_off[u + 1]; j++)
                 at = fmax(at, arrive[t->child[j]]) + pair_cost(p, t->child[j], u).alpha;
-            done[u] = at;
+            done[u] = at + relay(p, t, u);
             if (t->parent[u] < 0) {
                 out = fmax(out, at);
             } else {
@@ -1912,7 +1937,8 @@ static double rank_chain_seg(const seg_pass *q, double seg)
 
     loads_clear(p, q->l);
     for (int r = 0; r + 1 < p->n; r++) {
-        lat += msg(p, r, r + 1, m) + m * GAMMA;
+        /* every rank but the first passes on what it received */
+        lat += (r > 0 ? p->forward : 0.0) + msg(p, r, r + 1, m) + m * GAMMA;
         loads_add(p, q->l, r, r + 1, m, m);
     }
     return lat + (nseg - 1) * loads_max(p, q->l);

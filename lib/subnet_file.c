@@ -23,6 +23,8 @@
  *                                  sending (optional; version 5)
  *   model burst S T BYTES          bytes that pass at once on an idle path,
  *                                  for every S <= T or none (version 6)
+ *   model forward SECONDS          what a member that passes a message on
+ *                                  adds to a hop (optional; version 7)
  *
  * The writer is canonical (fixed order, shortest exact numbers), so
  * reading and writing again gives the same bytes.  The reader checks
@@ -175,10 +177,11 @@ static int has_burst(const ecoi_model *mo)
 }
 
 /* The model (version 3): the task line, a link line for every s <= t,
- * an uplink line for every s, the busy line and the step line (version
- * 5) when they were measured (0, not measured, is the absence of the
- * line: what older files say), and a burst line for every s <= t
- * (version 6) when any link has a burst; eco-subnets(5). */
+ * an uplink line for every s, the busy line, the step line (version 5)
+ * and the forward line (version 7) when they were measured (0, not
+ * measured, is the absence of the line: what older files say), and a
+ * burst line for every s <= t (version 6) when any link has a burst;
+ * eco-subnets(5). */
 static void print_model(const ecoi_model *mo, FILE *out)
 {
     char a[40], b[40];
@@ -206,6 +209,10 @@ static void print_model(const ecoi_model *mo, FILE *out)
         ecoi_format_double(mo->step, b, sizeof b);
         fprintf(out, "model step %s\n", b);
     }
+    if (mo->forward > 0.0) {
+        ecoi_format_double(mo->forward, b, sizeof b);
+        fprintf(out, "model forward %s\n", b);
+    }
     if (has_burst(mo))
         for (int s = 0; s < n; s++)
             for (int t = s; t < n; t++) {
@@ -217,7 +224,8 @@ static void print_model(const ecoi_model *mo, FILE *out)
 int eco_map_fprint(const eco_map *map, FILE *out)
 {
     char num[40];
-    int rc, version = !map ? 1 : map->model && has_burst(map->model) ? 6
+    int rc, version = !map ? 1 : map->model && map->model->forward > 0.0 ? 7
+                    : map->model && has_burst(map->model) ? 6
                     : map->model && map->model->step > 0.0 ? 5
                     : map->hops.ncls > 0 ? 4 : map->model ? 3
                     : ecoi_map_has_hops(map) ? 2 : 1;
@@ -462,13 +470,18 @@ static int check_model(reader *r, const rec *x, char **f)
             return rc;
         return model_number(r, x, f[4], "bytes", &v);
     }
-    if (x->nf >= 2 && (strcmp(f[1], "busy") == 0 || strcmp(f[1], "step") == 0)) {
+    if (x->nf >= 2 && strcmp(f[1], "forward") == 0 && r->version < 7)
+        return bad(r, x->line, "'model forward' lines need version 7 (the header says %d)",
+                   r->version);
+    if (x->nf >= 2 && (strcmp(f[1], "busy") == 0 || strcmp(f[1], "step") == 0 ||
+                       strcmp(f[1], "forward") == 0)) {
         if (x->nf != 3)
             return bad(r, x->line, "expected 'model %s SECONDS'", f[1]);
         return model_number(r, x, f[2], "seconds", &v);
     }
     return bad(r, x->line, "expected 'model task', 'model link', 'model uplink', "
-               "'model busy', 'model step' or 'model burst', not 'model %.64s'",
+               "'model busy', 'model step', 'model burst' or 'model forward', not "
+               "'model %.64s'",
                x->nf >= 2 ? f[1] : "");
 }
 
@@ -933,13 +946,13 @@ static int model_pair(reader *r, const rec *x, int *s, int *t)
     return ECO_OK;
 }
 
-/* Where line[] keeps the line of burst s-t: after the step's. */
-#define BURST_AT(n, s, t) (3 + (n) * (n) + (n) + (size_t)(s) * (n) + (size_t)(t))
+/* Where line[] keeps the line of burst s-t: after the forward's. */
+#define BURST_AT(n, s, t) (4 + (n) * (n) + (n) + (size_t)(s) * (n) + (size_t)(t))
 
 /* One model line into mo; line[] says where each entry was given:
  * [0] task, [1 + s * n + t] link s-t, [1 + n * n + s] uplink s,
- * [1 + n * n + n] busy, [2 + n * n + n] step, BURST_AT(n, s, t) burst
- * s-t. */
+ * [1 + n * n + n] busy, [2 + n * n + n] step, [3 + n * n + n] forward,
+ * BURST_AT(n, s, t) burst s-t. */
 static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
 {
     char **f = &r->tok[x->first];
@@ -977,11 +990,12 @@ static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
         at = &line[1 + n * n + (size_t)s];
         if (!*at)
             (void)ecoi_parse_double(f[3], &mo->uplink[s]);
-    } else { /* busy or step: seconds */
-        int step = strcmp(f[1], "step") == 0;
-        at = &line[1 + n * n + n + (size_t)step];
+    } else { /* busy, step or forward: seconds */
+        int k = strcmp(f[1], "step") == 0 ? 1 : strcmp(f[1], "forward") == 0 ? 2 : 0;
+        double *to[3] = { &mo->busy, &mo->step, &mo->forward };
+        at = &line[1 + n * n + n + (size_t)k];
         if (!*at)
-            (void)ecoi_parse_double(f[2], step ? &mo->step : &mo->busy);
+            (void)ecoi_parse_double(f[2], to[k]);
     }
     if (*at) {
         char what[64] = "task";
@@ -998,9 +1012,9 @@ static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
 }
 
 /* The first entry of the model no line gave, reported at the header
- * (busy and step may be missing: files from before they were measured,
- * and one host, say 0, not measured; the bursts too, but all of them or
- * none: a missing one is reported at the first burst line). */
+ * (busy, step and forward may be missing: files from before they were
+ * measured, and one host, say 0, not measured; the bursts too, but all
+ * of them or none: a missing one is reported at the first burst line). */
 static int model_missing(reader *r, const ecoi_model *mo, const int *line)
 {
     int n = mo->nsubnets, first = 0;
@@ -1047,7 +1061,7 @@ static int load_model(reader *r)
             return ECO_OK;
     }
     mo = ecoi_model_new(r->map->nsubnets);
-    line = calloc(BURST_AT(n, n, 0), sizeof *line); /* busy, step, n * n bursts */
+    line = calloc(BURST_AT(n, n, 0), sizeof *line); /* busy, step, forward, bursts */
     if (!mo || !line) {
         ecoi_model_free(mo);
         free(line);

@@ -744,6 +744,77 @@ static void test_select_step(void)
     eco_map_free(m);
 }
 
+/* The forward cost (ecoi_model.forward: what a member that passes a
+ * message on adds to the hop).  One switch of 8 hosts (and of 16),
+ * switched8.topo's model: a hop costs busy 70 us and 1,000 bytes at
+ * 9e-8 s/byte (160 us), a sibling's send before it 90 us.  Without a
+ * forward cost the deepest paths of k = 2, 3 and 4 cost alike (two hops
+ * and two earlier siblings, 500 us; k = 2's three hops 480) and the
+ * first, tree-k2, wins; with 30 us a middle member k = 3's one middle
+ * member beats k = 2's two (530 against 540 us), for broadcast, reduce
+ * and reduce-to-all (with a step that keeps recursive doubling out).
+ * Each path pays it once per middle member: the star nothing, the
+ * chain (degree 1) and the scan's chain of ranks six times; and with 16 hosts k = 4 (one middle
+ * member, 680 + 30 us) beats k = 3 (660 + 60). */
+static void test_select_forward(void)
+{
+    config one = { .n = 8, .nh = 8, .nsub = 1, .degree = { 1 },
+                   .host_subnet = { 0 }, .member_host = { 0, 1, 2, 3, 4, 5, 6, 7 } };
+    static const int colls[] = { ECOI_C_BCAST, ECOI_C_REDUCE, ECOI_C_ALLREDUCE };
+    eco_map *m = make_map(&one);
+    double k3, star, chain, scan_chain;
+
+    m->model = plant(1, 12e-6, 9e-8, 0, 0, 0);
+    m->model->busy = 70e-6;
+    m->model->step = 330e-6;
+    for (size_t i = 0; i < sizeof colls / sizeof colls[0]; i++)
+        CU_ASSERT_STRING_EQUAL(winner(m, &one, colls[i], 1000, NULL), "tree-k2");
+    CU_ASSERT_DOUBLE_EQUAL(predicted(m, &one, ECOI_C_BCAST, 1000, "tree-k3"),
+                           predicted(m, &one, ECOI_C_BCAST, 1000, "tree-k2"), 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(predicted(m, &one, ECOI_C_BCAST, 1000, "tree-k3"), 500e-6, 1e-9);
+    k3 = predicted(m, &one, ECOI_C_BCAST, 1000, "tree-k3");
+    star = predicted(m, &one, ECOI_C_BCAST, 1000, "star");
+    chain = predicted(m, &one, ECOI_C_BCAST, 1000, "chain");
+    scan_chain = predicted(m, &one, ECOI_C_SCAN, 1000, "chain");
+    /* a low forward cost keeps k = 2 (and the chain when its degree is 2) */
+    m->model->forward = 5e-6;
+    CU_ASSERT_STRING_EQUAL(winner(m, &one, ECOI_C_BCAST, 1000, NULL), "tree-k2");
+    m->degree[0] = 2;
+    CU_ASSERT_STRING_EQUAL(winner(m, &one, ECOI_C_BCAST, 1000, NULL), "tree");
+    m->degree[0] = 1;
+    m->model->forward = 30e-6;
+    for (size_t i = 0; i < sizeof colls / sizeof colls[0]; i++)
+        CU_ASSERT_STRING_EQUAL(winner(m, &one, colls[i], 1000, NULL), "tree-k3");
+    CU_ASSERT_DOUBLE_EQUAL(predicted(m, &one, ECOI_C_BCAST, 1000, "tree-k3") - k3, 30e-6,
+                           1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(predicted(m, &one, ECOI_C_BCAST, 1000, "tree-k2"), 540e-6, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(predicted(m, &one, ECOI_C_BCAST, 1000, "star"), star, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(predicted(m, &one, ECOI_C_BCAST, 1000, "chain") - chain,
+                           6 * 30e-6, 1e-9);
+    /* the scan's chain in rank order: ranks 1 to 6 pass it on */
+    CU_ASSERT_DOUBLE_EQUAL(predicted(m, &one, ECOI_C_SCAN, 1000, "chain") - scan_chain,
+                           6 * 30e-6, 1e-9);
+    /* the same degree forced by the file: "tree" is that tree */
+    m->degree[0] = 3;
+    CU_ASSERT_DOUBLE_EQUAL(predicted(m, &one, ECOI_C_BCAST, 1000, "tree"),
+                           predicted(m, &one, ECOI_C_BCAST, 1000, "tree-k3"), 1e-12);
+    unplant(m);
+    eco_map_free(m);
+    one.n = one.nh = 16;
+    for (int h = 0; h < 16; h++)
+        one.member_host[h] = h;
+    m = make_map(&one);
+    m->model = plant(1, 12e-6, 9e-8, 0, 0, 0);
+    m->model->busy = 70e-6;
+    CU_ASSERT_STRING_EQUAL(winner(m, &one, ECOI_C_BCAST, 1000, NULL), "tree-k3");
+    m->model->forward = 30e-6;
+    CU_ASSERT_STRING_EQUAL(winner(m, &one, ECOI_C_BCAST, 1000, NULL), "tree-k4");
+    CU_ASSERT_DOUBLE_EQUAL(predicted(m, &one, ECOI_C_BCAST, 1000, "tree-k4"), 710e-6, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(predicted(m, &one, ECOI_C_BCAST, 1000, "tree-k3"), 720e-6, 1e-9);
+    unplant(m);
+    eco_map_free(m);
+}
+
 /* All-to-all on subnets of 3, 2 and 2 hosts behind 10, 20 and 5 Mbit/s
  * (uneven.topo), 16,000 bytes a block: direct puts 10 streams on the
  * 5 Mbit/s link at once, whose queue (30 ms, 18.75 KB) leaves each less
@@ -976,12 +1047,13 @@ static void test_every_algorithm(void)
         "bcast=tree,reduce=tree,allreduce=tree,gather=star,scatter=star,barrier=star,"
         "gatherv=star,scatterv=star",
         "gather=flat,scatter=flat,barrier=flat,scan=flat,allgather=flat-bcast,"
-        "gatherv=flat,scatterv=flat,exscan=flat",
-        "allreduce=tree-k2,allgather=hier-k2,alltoall=hier",
+        "gatherv=flat,scatterv=flat,exscan=flat,allreduce=tree-k3",
+        "allreduce=tree-k2,allgather=hier-k2,alltoall=hier,bcast=tree-k3,reduce=tree-k3",
         "allreduce=chain-k2,allgather=hier-chain,alltoall=hier-rounds",
         "allreduce=rsag-sites,allgather=hier-sites,scatter=flat-far",
         "allreduce=rdouble,scan=rdouble,alltoall=direct,exscan=rdouble,alltoallv=direct",
         "bcast=star,reduce=star,allreduce=star",
+        "bcast=tree-k4,reduce=tree-k4,allreduce=tree-k4",
     };
     char seen[256] = { 0 };
     config c;
@@ -1920,6 +1992,7 @@ static const eco_unit_test tests[] = {
     { "selection on planted models", test_select_planted },
     { "the busy cost in the predictions", test_select_busy },
     { "selection with a lock-step step", test_select_step },
+    { "selection with a forward cost: the shallower tree", test_select_forward },
     { "all-to-all's streams and the links' queues", test_select_incast },
     { "all-to-all's leaders at once or in rounds", test_select_rounds },
     { "the least over within 5%", test_choose_over },

@@ -84,6 +84,23 @@ static char *text_of(const eco_map *m)
     return buf;
 }
 
+/* m's model with *x negative, NaN or infinite is not valid nor written;
+ * with *x 0 (left so) it is valid. */
+static void check_bad_seconds(eco_map *m, double *x)
+{
+    static const double bad[] = { -1e-6, NAN, INFINITY };
+    char err[512] = "";
+
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        *x = bad[i];
+        CU_ASSERT_FALSE(ecoi_model_valid(m->model));
+        CU_ASSERT_EQUAL(eco_map_write(m, scratch("badmodel.subnets"), err, sizeof err),
+                        ECO_ERR_ARG);
+    }
+    *x = 0.0;
+    CU_ASSERT(ecoi_model_valid(m->model));
+}
+
 static int models_equal(const ecoi_model *a, const ecoi_model *b)
 {
     size_t n;
@@ -92,7 +109,8 @@ static int models_equal(const ecoi_model *a, const ecoi_model *b)
         return a == b;
     n = (size_t)a->nsubnets;
     if (a->nsubnets != b->nsubnets || a->task.alpha != b->task.alpha ||
-        a->task.beta != b->task.beta || a->busy != b->busy || a->step != b->step)
+        a->task.beta != b->task.beta || a->busy != b->busy || a->step != b->step ||
+        a->forward != b->forward)
         return 0;
     for (size_t i = 0; i < n * n; i++)
         if (a->link[i].alpha != b->link[i].alpha || a->link[i].beta != b->link[i].beta)
@@ -495,6 +513,16 @@ static void test_round_trip_model(void)
                                         "model burst 0 1 3029.3333333333335\n"));
     free(text);
     check_round_trip(m, "model-burst.subnets");
+    /* the forward cost (version 7, the lowest that has it), after the
+     * step, before the bursts */
+    m->model->forward = 2.2e-5 / 3.0;
+    text = text_of(m);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\neco-subnets 7\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nmodel step 0.00014666666666666666\n"
+                                        "model forward 7.333333333333333e-06\n"
+                                        "model burst 0 0 0\n"));
+    free(text);
+    check_round_trip(m, "model-forward.subnets");
     /* a copy, and a restriction to subnets 2 and 0, in that order */
     r = ecoi_model_copy(m->model);
     CU_ASSERT(models_equal(r, m->model));
@@ -510,6 +538,8 @@ static void test_round_trip_model(void)
     CU_ASSERT_EQUAL(r->uplink[0], m->model->uplink[2]);
     CU_ASSERT_EQUAL(r->busy, m->model->busy); /* every host's: kept */
     CU_ASSERT_EQUAL(r->step, m->model->step);
+    CU_ASSERT_EQUAL(r->forward, m->model->forward);
+    CU_ASSERT_EQUAL(r->forward, 2.2e-5 / 3.0);
     CU_ASSERT_EQUAL(r->burst[1], m->model->burst[2 * ns + 0]); /* the link's */
     CU_ASSERT_EQUAL(r->burst[2], m->model->burst[0 * ns + 2]);
     CU_ASSERT_EQUAL(r->burst[1], 3030.0 + 1.0 / 3.0);
@@ -526,24 +556,9 @@ static void test_round_trip_model(void)
                     ECO_ERR_ARG);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "cost model"));
     m->model->uplink[1] = 0.0;
-    m->model->busy = -1e-6;
-    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
-    m->model->busy = NAN;
-    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
-    CU_ASSERT_EQUAL(eco_map_write(m, scratch("badmodel.subnets"), err, sizeof err),
-                    ECO_ERR_ARG);
-    m->model->busy = 0.0;
-    CU_ASSERT(ecoi_model_valid(m->model));
-    m->model->step = -1e-6;
-    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
-    m->model->step = NAN;
-    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
-    m->model->step = INFINITY;
-    CU_ASSERT_FALSE(ecoi_model_valid(m->model));
-    CU_ASSERT_EQUAL(eco_map_write(m, scratch("badmodel.subnets"), err, sizeof err),
-                    ECO_ERR_ARG);
-    m->model->step = 0.0;
-    CU_ASSERT(ecoi_model_valid(m->model));
+    check_bad_seconds(m, &m->model->busy);
+    check_bad_seconds(m, &m->model->step);
+    check_bad_seconds(m, &m->model->forward);
     m->model->burst[1] = m->model->burst[ns] = -1.0;
     CU_ASSERT_FALSE(ecoi_model_valid(m->model));
     m->model->burst[1] = m->model->burst[ns] = NAN;
@@ -599,7 +614,8 @@ static void check_written(const eco_map *m, int version, const char *absent, con
 }
 
 /* A file of `version` with the model's whole part only (task, link,
- * uplink): busy, step and bursts read as 0, written as version 3. */
+ * uplink): busy, step, forward and bursts read as 0, written as
+ * version 3. */
 static void check_bare_model(int version)
 {
     char in[300], err[512] = "";
@@ -613,6 +629,7 @@ static void check_bare_model(int version)
     CU_ASSERT_FATAL(m->model != NULL);
     CU_ASSERT_EQUAL(m->model->busy, 0.0);
     CU_ASSERT_EQUAL(m->model->step, 0.0);
+    CU_ASSERT_EQUAL(m->model->forward, 0.0);
     CU_ASSERT_EQUAL(ecoi_model_burst(m->model, 0, 0), 0.0);
     check_written(m, 3, NULL, NULL);
     eco_map_free(m);
@@ -757,6 +774,43 @@ static void test_read_version6(void)
     check_bare_model(6);
 }
 
+/* Version 7: the forward cost with everything of version 6, the model's
+ * lines in any order; a model without it is written at the lowest
+ * version that holds the rest, and a file of version 6 (no forward line)
+ * reads it as 0. */
+static void test_read_version7(void)
+{
+    eco_map *m = read_renumbered("eco-subnets 7\n"
+                                 "model forward 3.1e-05   # a relay's middle member\n"
+                                 RENUM_IN
+                                 "model burst 1 0 3028\n"
+                                 "model burst 0 0 0\n"
+                                 "model burst 1 1 1514\n"
+                                 "model step 0.00044\n");
+
+    CU_ASSERT_EQUAL(m->model->forward, 3.1e-5);
+    CU_ASSERT_EQUAL(m->model->step, 4.4e-4);
+    CU_ASSERT_EQUAL(ecoi_model_burst(m->model, 0, 1), 3028.0);
+    CU_ASSERT(ecoi_model_valid(m->model));
+    check_written(m, 7, NULL, RENUM_OUT "model step 0.00044\n"
+                                        "model forward 3.1e-05\n"
+                                        "model burst 0 0 1514\n"
+                                        "model burst 0 1 3028\n"
+                                        "model burst 1 1 0\n");
+    check_round_trip(m, "v7-again.subnets");
+    /* no forward: version 6 (the bursts), no forward line */
+    m->model->forward = 0.0;
+    check_written(m, 6, "forward", NULL);
+    eco_map_free(m);
+    /* a version 6 file: no forward cost, 0 */
+    m = read_renumbered("eco-subnets 6\n" RENUM_IN "model step 0.00044\n");
+    CU_ASSERT_EQUAL(m->model->forward, 0.0);
+    check_written(m, 5, "forward", NULL);
+    eco_map_free(m);
+    /* a version 7 file without one: 0, written as version 3 */
+    check_bare_model(7);
+}
+
 /* The reader takes any order; the writer's order is fixed. */
 static void test_read_lenient_write_canonical(void)
 {
@@ -825,13 +879,15 @@ typedef struct bad_case {
 /* version 6: as HEAD5 */
 #define HEAD6 "eco-subnets 6\nthreshold 0.2\n" HOSTS "subnet 0 k=2 a b\nsubnet 1 k=1 c\n"
 #define M_BURSTS "model burst 0 0 0\nmodel burst 0 1 3028\nmodel burst 1 1 0\n"
+/* version 7: as HEAD5 */
+#define HEAD7 "eco-subnets 7\nthreshold 0.2\n" HOSTS "subnet 0 k=2 a b\nsubnet 1 k=1 c\n"
 
 static const bad_case bad_files[] = {
     {"", 1, "no header"},
     {"# only\n# comments\n", 2, "no header"},
     {"threshold 0.2\n", 1, "expected the header"},
     {"a b 0.001\nb c 0.002\n", 1, "cost matrix?"},
-    {"# c\n\neco-subnets 7\nthreshold 0.2\n", 3, "unsupported eco-subnets version 7"},
+    {"# c\n\neco-subnets 8\nthreshold 0.2\n", 3, "unsupported eco-subnets version 8"},
     {"eco-subnets 0\nthreshold 0.2\n", 1, "unsupported eco-subnets version 0"},
     {"eco-subnets one\n", 1, "bad version"},
     {"eco-subnets 1 x\n", 1, "expected 'eco-subnets VERSION'"},
@@ -903,8 +959,8 @@ static const bad_case bad_files[] = {
     {HEAD3 "model link 0 1 1e-4\n", 8, "expected 'model link SUBNET_A SUBNET_B ALPHA BETA'"},
     {HEAD3 "model uplink 0\n", 8, "expected 'model uplink SUBNET BETA'"},
     {HEAD3 "model\n", 8,
-     "expected 'model task', 'model link', 'model uplink', 'model busy', 'model step' or "
-     "'model burst', not 'model '"},
+     "expected 'model task', 'model link', 'model uplink', 'model busy', 'model step', "
+     "'model burst' or 'model forward', not 'model '"},
     {HEAD3 "model links 0 1 1 1\n", 8, "not 'model links'"},
     {HEAD3 "model task -1e-05 0\n", 8, "bad alpha '-1e-05' (a number >= 0)"},
     {HEAD3 "model task 0 nan\n", 8, "bad beta 'nan'"},
@@ -976,6 +1032,21 @@ static const bad_case bad_files[] = {
     {HEAD6 M_TASK M_LINKS M_UPS M_BURSTS "model burst 1 0 3028\n", 17,
      "second 'model burst 0 1' (first on line 15)"},
     {HEAD6 "model burst 0 1 3028\n", 1, "no 'model task' line"},
+    /* forward: optional, version 7, checked like busy and step */
+    {HEAD6 "model forward 3e-05\n", 8,
+     "'model forward' lines need version 7 (the header says 6)"},
+    {HEAD3 M_TASK M_LINKS M_UPS "model forward 3e-05\n", 14,
+     "'model forward' lines need version 7 (the header says 3)"},
+    {HEAD7 "model forward\n", 8, "expected 'model forward SECONDS'"},
+    {HEAD7 "model forward 3e-05 0\n", 8, "expected 'model forward SECONDS'"},
+    {HEAD7 "model forward -3e-05\n", 8, "bad seconds '-3e-05' (a number >= 0)"},
+    {HEAD7 "model forward nan\n", 8, "bad seconds 'nan'"},
+    {HEAD7 "model forward inf\n", 8, "bad seconds 'inf'"},
+    {HEAD7 "model forward 30us\n", 8, "bad seconds '30us'"},
+    {HEAD7 "model forwards 3e-05\n", 8, "not 'model forwards'"},
+    {HEAD7 M_TASK M_LINKS M_UPS "model forward 3e-05\nmodel step 2e-05\nmodel forward 3e-05\n",
+     16, "second 'model forward' (first on line 14)"},
+    {HEAD7 "model forward 3e-05\n", 1, "no 'model task' line"},
     /* hop classes (version 4) */
     {HEAD3 CLASSES, 8, "'hopclass' lines need version 4 (the header says 3)"},
     {HEAD2 HOSTS "hoprow 0 1\n", 6, "'hoprow' lines need version 4 (the header says 2)"},
@@ -1274,6 +1345,7 @@ static const eco_unit_test tests[] = {
     {"read: the model follows the subnets", test_read_model_renumbered},
     {"read version 5: the step", test_read_version5},
     {"read version 6: the bursts", test_read_version6},
+    {"read version 7: the forward cost", test_read_version7},
     {"read lenient, write canonical", test_read_lenient_write_canonical},
     {"malformed subnet files", test_read_malformed},
     {"unreadable and binary files", test_read_errors},
