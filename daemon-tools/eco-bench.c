@@ -7,14 +7,15 @@
  * Patterns: eco (ECO's trees), pvm (PVM's own group calls), and the
  * topology-unaware trees star, binary, kary3, chain (eco_set_pattern: the
  * same library code walking another tree), taking turns iteration by
- * iteration.  Time of one iteration: from
- * a start agreed by all members (the root sends a time a little ahead
- * after the barrier between iterations; each member's clock compared
- * with the root's before each size) to the moment the root holds an
- * acknowledgement from every other member that it is done; warm-up
- * iterations are not counted.  --start=barrier times from the root's
- * release from the barrier instead: the members it let go earlier may
- * have sent by then (a short gather measured the barrier's order).
+ * iteration.  Time of one iteration: from the root's release from the
+ * barrier between iterations (as eco-bench-mpi times Open MPI) to the
+ * moment the root holds an acknowledgement from every other member that
+ * it is done; warm-up iterations are not counted.  The members the
+ * barrier let go earlier may have sent by then (a short gather measured
+ * the barrier's order): --start=agreed times from a start agreed by all
+ * members instead (the root sends a time a little ahead after the
+ * barrier; each member's clock compared with the root's before each
+ * size).
  *
  * Output: a table (milliseconds), CSV (--csv) or JSON (--json) on
  * standard output; --usec gives microseconds in the OSU micro-benchmarks'
@@ -72,13 +73,13 @@ static const char *pattern_names[] = { "eco", "pvm", "star", "binary", "kary3", 
 #define NPATTERNS 7
 #define PAT_OPENMPI 6
 
-enum { START_AGREED = 0, START_BARRIER = 1 };
+enum { START_BARRIER = 0, START_AGREED = 1 };
 
 typedef struct setup {
     int op, root, iters, warmup, nsizes, npat;
     int sizes[MAXS];
     int pat[MAXP];
-    int start;               /* START_AGREED or START_BARRIER */
+    int start;               /* START_BARRIER (the default) or START_AGREED */
 } setup;
 
 typedef struct bench {
@@ -131,10 +132,10 @@ static void usage(FILE *f)
         "      --csv-file=FILE  also write the CSV rows to FILE\n"
         "  -t, --topology=FILE  netbed topology: give the link limit of each size\n"
         "      --plot=FILE      plot time against size with gnuplot (.png or .svg)\n"
-        "      --start=HOW      agreed (default): every member begins each iteration\n"
-        "                       at a time the root sends after the barrier, clocks\n"
-        "                       compared; barrier: each when the barrier lets it go,\n"
-        "                       timed from the root's release\n"
+        "      --start=HOW      barrier (default): each member begins when the barrier\n"
+        "                       lets it go, timed from the root's release; agreed:\n"
+        "                       every member begins at a time the root sends after\n"
+        "                       the barrier, clocks compared\n"
         "      --mpirun=CMD     how to start eco-bench-mpi for the openmpi pattern\n"
         "                       (default: mpirun --allow-run-as-root --oversubscribe\n"
         "                       --mca mpi_yield_when_idle 1 -np N)\n"
