@@ -618,6 +618,32 @@ void ecoi_pvm_pump(void)
     pump(0);
 }
 
+/* The exit watch is the process-wide one (ecoi_pvm_watch_tids): a watch
+ * of its own, cancelled afterwards, would leave PVM's cancel notice
+ * behind. */
+int ecoi_pvm_recv_from(int tid, int tag, int *bid)
+{
+    ecoi_matcher match;
+    int rc;
+
+    *bid = 0;
+    if ((rc = ecoi_pvm_watch_tids(1, &tid)) != ECO_OK)
+        return rc;
+    match = ecoi_pvm_set_matcher(NULL);
+    for (;;) {
+        struct timeval tv = { 0, ECOI_POLL_USEC };
+        if ((*bid = pvm_trecv(tid, tag, &tv)) != 0)
+            break;
+        pump(0);
+        if (ecoi_pvm_gone(tid))
+            break;
+    }
+    ecoi_pvm_set_matcher(match);
+    if (*bid == 0)
+        return ECO_ERR_PEER;
+    return *bid < 0 ? ecoi_pvm_error(*bid) : ECO_OK;
+}
+
 /* Send a control message (instance, value, extra[0..nextra-1]) to tid.
  * It may go out where no collective holds SIGPIPE (a FLUSHED answered
  * while eco_init waits, a FLUSH before eco_finalize enters), to a task
