@@ -42,7 +42,8 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
 int ecoi_pvm_watch(ecoi_transport *t);
 /* For the tests (tests/pvm_planted.c): the number of messages in the
  * transport's stash unread (taken aside while of a later call), or -1
- * when the count kept per member, or the moved-on rule's answer from it,
+ * when the count kept per member, the moved-on rule's answer from it,
+ * the stash's tail or its floor (a tag at or before every stashed one's)
  * differs from a walk of the stash. */
 int ecoi_pvm_stash_check(const ecoi_transport *t);
 

@@ -194,6 +194,9 @@ typedef struct pvm_tp {
     int any_abort;              /* the first error a member aborted with */
     int mismatch;               /* a WAIT showed a disagreement */
     stashed *stash;             /* in arrival order */
+    stashed **stash_tail;       /* its last next (or stash): where one goes */
+    int stash_floor;            /* a tag at or before every stashed one's
+                                 * (stash_stale) */
     struct pvm_tp *next_live;
     int last_pvm;               /* eco_last_pvm_error: the last failed PVM status */
 } pvm_tp;
@@ -923,6 +926,8 @@ static stashed *stash_unlink(pvm_tp *p, stashed **pp)
     stashed *s = *pp;
 
     *pp = s->next;
+    if (p->stash_tail == &s->next)
+        p->stash_tail = pp;
     if (!s->hdr_read && --p->peer[s->src].later_n > 0 && s->tag == p->peer[s->src].later_tag &&
         of_later_call(p, s->tag))
         p->peer[s->src].later_tag = latest_unread(p, s->src);
@@ -951,7 +956,7 @@ static int unstash(pvm_tp *p, int src, int tag, int *read_hdr, int *count)
  * mismatch. */
 static int stash_active(pvm_tp *p, int r, int tag, int b, int check)
 {
-    stashed *s, **tail = &p->stash;
+    stashed *s;
     int count = -1;
 
     if (check && check_header(p, &count) != ECO_OK) {
@@ -969,9 +974,10 @@ static int stash_active(pvm_tp *p, int r, int tag, int b, int check)
     s->hdr_read = check;
     s->count = count;
     s->next = NULL;
-    while (*tail)
-        tail = &(*tail)->next;
-    *tail = s;
+    if (!p->stash || ecoi_tag_diff(tag, p->stash_floor) < 0)
+        p->stash_floor = tag;
+    *p->stash_tail = s;
+    p->stash_tail = &s->next;
     if (!check && (p->peer[r].later_n++ == 0 || ecoi_tag_diff(tag, p->peer[r].later_tag) > 0))
         p->peer[r].later_tag = tag;
     return ECO_OK;
@@ -1074,6 +1080,31 @@ static int match_stale(int mid, int tid, int tag)
     return ecoi_tag_stale(mi.tag, stale_call, stale_this_too);
 }
 
+/* 1 when a stashed message is of one of the ECOI_STALE_CALLS calls
+ * before this one, or (this_too) of this one.  Every slice of a wait
+ * asks, and a walk of the stash would find none there: what is stashed
+ * in a call is of it or of a later one.  So the stash is walked only
+ * when its floor is before the first tag that cannot be stale (at the
+ * end of a call that stashed some of its own messages, say), and a walk
+ * that finds none raises the floor to the earliest stashed tag. */
+static int stash_stale(pvm_tp *p, int this_too)
+{
+    const int call = p->base.call_tag, upto = this_too ? ECOI_CALL_TAGS : 0;
+    int floor;
+
+    if (!p->stash || ecoi_tag_diff(p->stash_floor, call) >= upto)
+        return 0;
+    floor = p->stash->tag;
+    for (const stashed *s = p->stash; s; s = s->next) {
+        if (ecoi_tag_stale(s->tag, call, this_too))
+            return 1;
+        if (ecoi_tag_diff(s->tag, floor) < 0)
+            floor = s->tag;
+    }
+    p->stash_floor = floor;
+    return 0;
+}
+
 /* 1 when a message of one of the ECOI_STALE_CALLS calls before this one,
  * or (this_too) of this one, is still unread here: in PVM's queue or in
  * the stash.  In agreement a call ends only when it has read every
@@ -1084,9 +1115,8 @@ static int unread_stale(pvm_tp *p, int this_too)
     ecoi_matcher old;
     int found;
 
-    for (const stashed *s = p->stash; s; s = s->next)
-        if (ecoi_tag_stale(s->tag, call, this_too))
-            return 1;
+    if (stash_stale(p, this_too))
+        return 1;
     stale_ctx = p->pvmctx;
     stale_call = call;
     stale_this_too = this_too;
@@ -1109,7 +1139,16 @@ static int moved_on(const pvm_tp *p, int src)
 int ecoi_pvm_stash_check(const ecoi_transport *t)
 {
     const pvm_tp *p = (const pvm_tp *)t;
+    stashed *const *tail = &p->stash;
     int total = 0;
+
+    for (const stashed *s = p->stash; s; s = s->next) {
+        if (ecoi_tag_diff(s->tag, p->stash_floor) < 0)
+            return -1;
+        tail = &s->next;
+    }
+    if (tail != p->stash_tail)
+        return -1;
 
     for (int r = 0; r < p->n; r++) {
         unsigned n = 0;
@@ -1423,6 +1462,7 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
         tp_free(p);
         return NULL;
     }
+    p->stash_tail = &p->stash;
     memcpy(p->tids, tids, (size_t)n * sizeof *tids);
     for (int r = 0; r < n; r++)
         p->peer[r].dead = (unsigned char)ecoi_pvm_gone(tids[r]);
