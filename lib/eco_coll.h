@@ -142,6 +142,12 @@ typedef struct ecoi_step {
     int fwd, nfwd;          /* RECV: passed on to sched.fwd[fwd .. fwd + nfwd - 1] */
 } ecoi_step;
 
+/* Memory a schedule frees with itself, and how. */
+typedef struct ecoi_owned {
+    void *p;
+    void (*drop)(void *p);
+} ecoi_owned;
+
 typedef struct ecoi_sched {
     eco_ctx *c;
     int datatype;
@@ -151,7 +157,7 @@ typedef struct ecoi_sched {
     int *fwd, nfwd;
     char *in;               /* the combining receives' buffer */
     size_t inbytes;
-    void **owned;           /* buffers freed with the schedule */
+    ecoi_owned *owned;      /* what is freed with the schedule */
     int nowned;
     int cur, started;       /* the round under way: its first step, sent */
     int rc;                 /* the first error (building or running) */
@@ -178,6 +184,8 @@ void ecoi_sched_call(ecoi_sched *s, int (*fn)(void *arg), void *arg);
 /* p (malloc'd) is freed with the schedule; at once, and s->rc set,
  * without memory to note it. */
 void ecoi_sched_own(ecoi_sched *s, void *p);
+/* The same for a tree (eco_tree_free). */
+void ecoi_sched_own_tree(ecoi_sched *s, eco_tree *t);
 /* A round of its own that, when it starts, drops the steps done and
  * calls more(s, arg) to append what follows (perhaps another of these):
  * a long schedule (the ring's n - 1 rounds) made a few rounds at a time,

@@ -42,7 +42,8 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
 int ecoi_pvm_watch(ecoi_transport *t);
 /* For the tests (tests/pvm_planted.c): the number of messages in the
  * transport's stash unread (taken aside while of a later call), or -1
- * when the count kept per member, or the moved-on rule's answer from it,
+ * when the count kept per member, the moved-on rule's answer from it,
+ * the stash's tail or its floor (a tag at or before every stashed one's)
  * differs from a walk of the stash. */
 int ecoi_pvm_stash_check(const ecoi_transport *t);
 
@@ -60,6 +61,13 @@ typedef int (*ecoi_matcher)(int mid, int tid, int tag);
  * ignores contexts, or takes only the program's tags).  pvm3.h declares
  * pvm_recvf's result with the wrong type; this casts it. */
 ecoi_matcher ecoi_pvm_set_matcher(ecoi_matcher m);
+/* Wait for the message (tid, tag) in the current PVM context, under
+ * PVM's own matching (not a matcher the program installed: one that
+ * ignores contexts would take the program's messages), reading control
+ * messages meanwhile: ECO_OK and *bid the message (the active receive
+ * buffer, the caller's to free), ECO_ERR_PEER when tid exits first, or
+ * ECO_ERR_PVM.  For eco_init's first messages, before any transport. */
+int ecoi_pvm_recv_from(int tid, int tag, int *bid);
 /* Record a failed PVM call's status (< 0) for eco_last_pvm_error(NULL)
  * in this thread; returns ECO_ERR_PVM. */
 int ecoi_pvm_error(int pvm_status);

@@ -342,11 +342,8 @@ static int hier_rounds(ecoi_sched *s, void *arg)
 /* The schedule frees the forest and the leaders with itself. */
 static int hier_own(ecoi_sched *s, eco_tree *f, int *lead)
 {
-    void *v[] = { f->parent, f->child_off, f->child, f->order, f->pos, f->subtree, f->kind,
-                  f, lead };
-
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        ecoi_sched_own(s, v[i]);
+    ecoi_sched_own_tree(s, f);
+    ecoi_sched_own(s, lead);
     return s->rc;
 }
 

@@ -14,7 +14,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <unistd.h>
 #include <pvm3.h>
 #include "eco_coll.h"
@@ -573,33 +572,13 @@ static int build_map(const boot *b, eco_map **out)
     return rc;
 }
 
-/* Wait for rank 0's boot message; fail if rank 0 exits first.  The
- * process-wide exit watch tells (ecoi_pvm_watch_tids): a watch of its
- * own, cancelled afterwards, would leave PVM's cancel notice behind. */
+/* Wait for rank 0's boot message; fail if rank 0 exits first. */
 static int recv_boot(int tid0, int tag, int n, boot *b)
 {
-    int rc, bid = 0;
-    ecoi_matcher match;
+    int rc, bid;
 
-    if ((rc = ecoi_pvm_watch_tids(1, &tid0)) != ECO_OK)
+    if ((rc = ecoi_pvm_recv_from(tid0, tag, &bid)) != ECO_OK)
         return rc;
-    /* PVM's own matching, not a matcher the program installed (one that
-     * ignores contexts would take the program's messages here) */
-    match = ecoi_pvm_set_matcher(NULL);
-    for (;;) {
-        struct timeval tv = { 0, 50000 };
-        bid = pvm_trecv(tid0, tag, &tv);
-        if (bid != 0)
-            break;
-        ecoi_pvm_pump();
-        if (ecoi_pvm_gone(tid0)) {
-            ecoi_pvm_set_matcher(match);
-            return ECO_ERR_PEER;
-        }
-    }
-    ecoi_pvm_set_matcher(match);
-    if (bid < 0)
-        return ecoi_pvm_error(bid);
     rc = unpack_boot(b, n);
     pvm_freebuf(bid);
     return rc;

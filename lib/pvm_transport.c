@@ -157,6 +157,25 @@ typedef struct flow {
     unsigned char flush_want, has_read;
 } flow;
 
+/* What a transport knows of one member. */
+typedef struct peer_state {
+    unsigned char dead;         /* exit notice seen */
+    int aborted;                /* the error it aborted with, or 0 */
+    ecoi_grace dead_grace;      /* try_recv: since it first found it gone */
+    ecoi_grace moved_grace;     /* since a wait first found it gone on to a
+                                 * later call (moved_too_long) */
+    ecoi_grace ask_grace;       /* try_recv: since it first missed a message
+                                 * from it, or last asked it (WAIT) */
+    flow out, in;               /* towards / from it */
+    unsigned acked;             /* epochs it acknowledged */
+    int last_sent;              /* the latest tag sent to it, or 0 */
+    unsigned sent_msgs;         /* messages sent to it */
+    unsigned taken;             /* messages from it taken off PVM's queue */
+    unsigned later_n;           /* messages from it in the stash unread
+                                 * (of a later call when taken) */
+    int later_tag;              /* the latest of their tags (moved_on) */
+} peer_state;
+
 typedef struct pvm_tp {
     ecoi_transport base;
     int n, rank;
@@ -171,24 +190,13 @@ typedef struct pvm_tp {
     ecoi_matcher saved_match;   /* the program's pvm_recvf */
     sigset_t saved_mask;        /* the caller's signal mask */
     int pipe_pending;           /* SIGPIPE was pending on entry */
-    unsigned char *dead;        /* [n] exit notice seen */
-    int *aborted;               /* [n] the error a member aborted with, or 0 */
-    int any_abort;              /* the first of those */
-    ecoi_grace *dead_grace;     /* [n] try_recv: since it first found it gone */
-    ecoi_grace *moved_grace;    /* [n] since a wait first found it gone on to
-                                 * a later call (moved_too_long) */
-    ecoi_grace *ask_grace;      /* [n] try_recv: since it first missed a
-                                 * message of r's, or last asked r (WAIT) */
+    peer_state *peer;           /* [n] */
+    int any_abort;              /* the first error a member aborted with */
     int mismatch;               /* a WAIT showed a disagreement */
-    flow *out, *in;             /* [n] towards / from each member */
-    unsigned *acked;            /* [n] epochs each member acknowledged */
-    int *last_sent;             /* [n] the latest tag sent to each, or 0 */
-    unsigned *sent_msgs;        /* [n] messages sent to each */
-    unsigned *taken;            /* [n] messages from each taken off PVM's queue */
     stashed *stash;             /* in arrival order */
-    unsigned *later_n;          /* [n] messages from each in the stash unread
-                                 * (of a later call when taken) */
-    int *later_tag;             /* [n] the latest of their tags (moved_on) */
+    stashed **stash_tail;       /* its last next (or stash): where one goes */
+    int stash_floor;            /* a tag at or before every stashed one's
+                                 * (stash_stale) */
     struct pvm_tp *next_live;
     int last_pvm;               /* eco_last_pvm_error: the last failed PVM status */
 } pvm_tp;
@@ -481,7 +489,7 @@ static void send_read(pvm_tp *p, int r, unsigned epoch, unsigned msgs)
 /* Answer member r's FLUSH once every message it counted has been read. */
 static void flush_answer(pvm_tp *p, int r)
 {
-    flow *f = &p->in[r];
+    flow *f = &p->peer[r].in;
 
     if (f->flush_want && count_reached(f->epoch, f->msgs, f->flush_epoch, f->flush_msgs)) {
         f->flush_want = 0;
@@ -506,19 +514,19 @@ static void apply(pvm_tp *p, const ctrl_msg *m)
             /* Done with that call: if I never sent it that tag, or it has
              * taken every message I sent it (none is on its way), it
              * waits for a message I will never send. */
-            p->mismatch |= !p->last_sent[r] ||
-                           ecoi_tag_diff(p->last_sent[r], m->tag_waited) < 0 ||
-                           p->sent_msgs[r] == m->taken;
+            p->mismatch |= !p->peer[r].last_sent ||
+                           ecoi_tag_diff(p->peer[r].last_sent, m->tag_waited) < 0 ||
+                           p->peer[r].sent_msgs == m->taken;
     } else if (m->tag == ECOI_TAG_ACK) {
-        if ((unsigned)m->value > p->acked[r])
-            p->acked[r] = (unsigned)m->value;
+        if ((unsigned)m->value > p->peer[r].acked)
+            p->peer[r].acked = (unsigned)m->value;
     } else if (m->tag == ECOI_TAG_FLUSH) {
-        p->in[r].flush_epoch = (unsigned)m->value;
-        p->in[r].flush_msgs = m->msgs;
-        p->in[r].flush_want = 1;
+        p->peer[r].in.flush_epoch = (unsigned)m->value;
+        p->peer[r].in.flush_msgs = m->msgs;
+        p->peer[r].in.flush_want = 1;
         flush_answer(p, r);
     } else if (m->tag == ECOI_TAG_FLUSHED) {
-        flow *f = &p->out[r];
+        flow *f = &p->peer[r].out;
         if (!f->has_read || count_reached((unsigned)m->value, m->msgs, f->flush_epoch,
                                           f->flush_msgs)) {
             f->flush_epoch = (unsigned)m->value;    /* out: what it read */
@@ -526,8 +534,8 @@ static void apply(pvm_tp *p, const ctrl_msg *m)
             f->has_read = 1;
         }
     } else if (m->value < 0) {
-        if (!p->aborted[r])
-            p->aborted[r] = m->value;
+        if (!p->peer[r].aborted)
+            p->peer[r].aborted = m->value;
         if (!p->any_abort)
             p->any_abort = m->value;
     }
@@ -549,7 +557,7 @@ static void dispatch(int bid)
         tidset_add(&gone, tid);
         for (p = live; p; p = p->next_live)
             if ((r = rank_of(p, tid)) >= 0)
-                p->dead[r] = 1;
+                p->peer[r].dead = 1;
         return;
     }
     if ((m.tag != ECOI_TAG_ABORT && m.tag != ECOI_TAG_ACK && m.tag != ECOI_TAG_WAIT &&
@@ -618,6 +626,32 @@ void ecoi_pvm_pump(void)
     pump(0);
 }
 
+/* The exit watch is the process-wide one (ecoi_pvm_watch_tids): a watch
+ * of its own, cancelled afterwards, would leave PVM's cancel notice
+ * behind. */
+int ecoi_pvm_recv_from(int tid, int tag, int *bid)
+{
+    ecoi_matcher match;
+    int rc;
+
+    *bid = 0;
+    if ((rc = ecoi_pvm_watch_tids(1, &tid)) != ECO_OK)
+        return rc;
+    match = ecoi_pvm_set_matcher(NULL);
+    for (;;) {
+        struct timeval tv = { 0, ECOI_POLL_USEC };
+        if ((*bid = pvm_trecv(tid, tag, &tv)) != 0)
+            break;
+        pump(0);
+        if (ecoi_pvm_gone(tid))
+            break;
+    }
+    ecoi_pvm_set_matcher(match);
+    if (*bid == 0)
+        return ECO_ERR_PEER;
+    return *bid < 0 ? ecoi_pvm_error(*bid) : ECO_OK;
+}
+
 /* Send a control message (instance, value, extra[0..nextra-1]) to tid.
  * It may go out where no collective holds SIGPIPE (a FLUSHED answered
  * while eco_init waits, a FLUSH before eco_finalize enters), to a task
@@ -684,16 +718,16 @@ static int flow_count(flow *f, size_t bytes)
  * closed epoch.  Fails when dest is gone or gave up. */
 static int flow_wait(pvm_tp *p, int dest)
 {
-    while (p->out[dest].epoch > p->acked[dest] + 1) {
-        if (p->dead[dest])
+    while (p->peer[dest].out.epoch > p->peer[dest].acked + 1) {
+        if (p->peer[dest].dead)
             return ECO_ERR_PEER;
-        if (p->aborted[dest])
-            return p->aborted[dest];
+        if (p->peer[dest].aborted)
+            return p->peer[dest].aborted;
         if (p->mismatch)
             return ECO_ERR_MISMATCH;
         pump(1);
     }
-    return p->dead[dest] ? ECO_ERR_PEER : ECO_OK;
+    return p->peer[dest].dead ? ECO_ERR_PEER : ECO_OK;
 }
 
 /*
@@ -729,7 +763,7 @@ static int flow_wait(pvm_tp *p, int dest)
  */
 static int all_read(const pvm_tp *p, int d)
 {
-    const flow *f = &p->out[d];
+    const flow *f = &p->peer[d].out;
 
     return f->msgs == 0 ||
            (f->has_read && count_reached(f->flush_epoch, f->flush_msgs, f->epoch, f->msgs));
@@ -741,13 +775,13 @@ static void flow_drain(pvm_tp *p)
     struct timespec t0, t;
 
     for (int d = 0; d < p->n && direct; d++) {
-        if (d == p->rank || p->dead[d] || p->aborted[d])
+        if (d == p->rank || p->peer[d].dead || p->peer[d].aborted)
             continue;
-        if (p->in[d].msgs > 0)
-            send_read(p, d, p->in[d].epoch, p->in[d].msgs);
+        if (p->peer[d].in.msgs > 0)
+            send_read(p, d, p->peer[d].in.epoch, p->peer[d].in.msgs);
         if (!all_read(p, d)) {
-            int msgs = (int)p->out[d].msgs;
-            send_ctrl_n(p->tids[d], ECOI_TAG_FLUSH, p->instance, (int)p->out[d].epoch,
+            int msgs = (int)p->peer[d].out.msgs;
+            send_ctrl_n(p->tids[d], ECOI_TAG_FLUSH, p->instance, (int)p->peer[d].out.epoch,
                         &msgs, 1);
         }
     }
@@ -757,8 +791,8 @@ static void flow_drain(pvm_tp *p)
     for (;;) {
         int pending = -1;
         for (int d = 0; d < p->n && pending < 0; d++)
-            if (d != p->rank && !p->dead[d] && !p->aborted[d] &&
-                (p->acked[d] < p->out[d].epoch || (direct && !all_read(p, d))))
+            if (d != p->rank && !p->peer[d].dead && !p->peer[d].aborted &&
+                (p->peer[d].acked < p->peer[d].out.epoch || (direct && !all_read(p, d))))
                 pending = d;
         if (pending < 0 || p->any_abort || p->mismatch)
             return;
@@ -776,8 +810,8 @@ static void flow_drain(pvm_tp *p)
 /* After reading a message from src: acknowledge the epoch it closes. */
 static void flow_read(pvm_tp *p, int src, size_t bytes)
 {
-    if (flow_count(&p->in[src], bytes))
-        send_ctrl(p->tids[src], ECOI_TAG_ACK, p->instance, (int)p->in[src].epoch);
+    if (flow_count(&p->peer[src].in, bytes))
+        send_ctrl(p->tids[src], ECOI_TAG_ACK, p->instance, (int)p->peer[src].in.epoch);
     flush_answer(p, src);
 }
 
@@ -841,9 +875,9 @@ static int tp_send(ecoi_transport *t, int dest, int tag, const void *buf,
     pvm_setsbuf(0);
     pvm_freebuf(bid);
     if (rc == ECO_OK) {
-        flow_count(&p->out[dest], count * ecoi_type_size(datatype));
-        ecoi_note_sent(&p->last_sent[dest], tag);
-        p->sent_msgs[dest]++;
+        flow_count(&p->peer[dest].out, count * ecoi_type_size(datatype));
+        ecoi_note_sent(&p->peer[dest].last_sent, tag);
+        p->peer[dest].sent_msgs++;
     }
     return rc;
 }
@@ -881,7 +915,7 @@ static int latest_unread(const pvm_tp *p, int src)
     return latest;
 }
 
-/* Take *pp off the stash; the caller frees it.  later_tag[src] stays the
+/* Take *pp off the stash; the caller frees it.  src's later_tag stays the
  * latest unread tag from src, or one of the current call or before with
  * none unread after it: what is taken off is of the current call (a
  * receive's), and the calls only go on, so such a tag can never say
@@ -892,9 +926,11 @@ static stashed *stash_unlink(pvm_tp *p, stashed **pp)
     stashed *s = *pp;
 
     *pp = s->next;
-    if (!s->hdr_read && --p->later_n[s->src] > 0 && s->tag == p->later_tag[s->src] &&
+    if (p->stash_tail == &s->next)
+        p->stash_tail = pp;
+    if (!s->hdr_read && --p->peer[s->src].later_n > 0 && s->tag == p->peer[s->src].later_tag &&
         of_later_call(p, s->tag))
-        p->later_tag[s->src] = latest_unread(p, s->src);
+        p->peer[s->src].later_tag = latest_unread(p, s->src);
     return s;
 }
 
@@ -920,7 +956,7 @@ static int unstash(pvm_tp *p, int src, int tag, int *read_hdr, int *count)
  * mismatch. */
 static int stash_active(pvm_tp *p, int r, int tag, int b, int check)
 {
-    stashed *s, **tail = &p->stash;
+    stashed *s;
     int count = -1;
 
     if (check && check_header(p, &count) != ECO_OK) {
@@ -938,11 +974,12 @@ static int stash_active(pvm_tp *p, int r, int tag, int b, int check)
     s->hdr_read = check;
     s->count = count;
     s->next = NULL;
-    while (*tail)
-        tail = &(*tail)->next;
-    *tail = s;
-    if (!check && (p->later_n[r]++ == 0 || ecoi_tag_diff(tag, p->later_tag[r]) > 0))
-        p->later_tag[r] = tag;
+    if (!p->stash || ecoi_tag_diff(tag, p->stash_floor) < 0)
+        p->stash_floor = tag;
+    *p->stash_tail = s;
+    p->stash_tail = &s->next;
+    if (!check && (p->peer[r].later_n++ == 0 || ecoi_tag_diff(tag, p->peer[r].later_tag) > 0))
+        p->peer[r].later_tag = tag;
     return ECO_OK;
 }
 
@@ -1005,7 +1042,7 @@ static int sweep(pvm_tp *p, int src, int tag, int *bid)
             pvm_freebuf(b);
             continue;
         }
-        p->taken[r]++;
+        p->peer[r].taken++;
         if (r == src && mtag == tag) {
             *bid = b;
             break;
@@ -1043,6 +1080,31 @@ static int match_stale(int mid, int tid, int tag)
     return ecoi_tag_stale(mi.tag, stale_call, stale_this_too);
 }
 
+/* 1 when a stashed message is of one of the ECOI_STALE_CALLS calls
+ * before this one, or (this_too) of this one.  Every slice of a wait
+ * asks, and a walk of the stash would find none there: what is stashed
+ * in a call is of it or of a later one.  So the stash is walked only
+ * when its floor is before the first tag that cannot be stale (at the
+ * end of a call that stashed some of its own messages, say), and a walk
+ * that finds none raises the floor to the earliest stashed tag. */
+static int stash_stale(pvm_tp *p, int this_too)
+{
+    const int call = p->base.call_tag, upto = this_too ? ECOI_CALL_TAGS : 0;
+    int floor;
+
+    if (!p->stash || ecoi_tag_diff(p->stash_floor, call) >= upto)
+        return 0;
+    floor = p->stash->tag;
+    for (const stashed *s = p->stash; s; s = s->next) {
+        if (ecoi_tag_stale(s->tag, call, this_too))
+            return 1;
+        if (ecoi_tag_diff(s->tag, floor) < 0)
+            floor = s->tag;
+    }
+    p->stash_floor = floor;
+    return 0;
+}
+
 /* 1 when a message of one of the ECOI_STALE_CALLS calls before this one,
  * or (this_too) of this one, is still unread here: in PVM's queue or in
  * the stash.  In agreement a call ends only when it has read every
@@ -1053,9 +1115,8 @@ static int unread_stale(pvm_tp *p, int this_too)
     ecoi_matcher old;
     int found;
 
-    for (const stashed *s = p->stash; s; s = s->next)
-        if (ecoi_tag_stale(s->tag, call, this_too))
-            return 1;
+    if (stash_stale(p, this_too))
+        return 1;
     stale_ctx = p->pvmctx;
     stale_call = call;
     stale_this_too = this_too;
@@ -1072,13 +1133,22 @@ static int unread_stale(pvm_tp *p, int this_too)
  * (stash_unlink). */
 static int moved_on(const pvm_tp *p, int src)
 {
-    return p->later_n[src] > 0 && of_later_call(p, p->later_tag[src]);
+    return p->peer[src].later_n > 0 && of_later_call(p, p->peer[src].later_tag);
 }
 
 int ecoi_pvm_stash_check(const ecoi_transport *t)
 {
     const pvm_tp *p = (const pvm_tp *)t;
+    stashed *const *tail = &p->stash;
     int total = 0;
+
+    for (const stashed *s = p->stash; s; s = s->next) {
+        if (ecoi_tag_diff(s->tag, p->stash_floor) < 0)
+            return -1;
+        tail = &s->next;
+    }
+    if (tail != p->stash_tail)
+        return -1;
 
     for (int r = 0; r < p->n; r++) {
         unsigned n = 0;
@@ -1088,7 +1158,7 @@ int ecoi_pvm_stash_check(const ecoi_transport *t)
                 n++;
                 later |= of_later_call(p, s->tag);
             }
-        if (n != p->later_n[r] || later != moved_on(p, r))
+        if (n != p->peer[r].later_n || later != moved_on(p, r))
             return -1;
         total += (int)n;
     }
@@ -1125,10 +1195,10 @@ void ecoi_grace_reset(ecoi_grace *g)
 static int moved_too_long(pvm_tp *p, int src)
 {
     if (!moved_on(p, src)) {
-        ecoi_grace_reset(&p->moved_grace[src]);
+        ecoi_grace_reset(&p->peer[src].moved_grace);
         return 0;
     }
-    return ecoi_grace_look(&p->moved_grace[src], now_seconds(), ECOI_MOVED_ON_SECONDS,
+    return ecoi_grace_look(&p->peer[src].moved_grace, now_seconds(), ECOI_MOVED_ON_SECONDS,
                            ECOI_MOVED_ON_LOOKS);
 }
 
@@ -1139,7 +1209,7 @@ static void send_wait(pvm_tp *p, int src, int tag)
     int w[2 + ECOI_SIG_INTS] = { tag };
 
     sig_to_ints(&p->base.sig, w + 1);
-    w[1 + ECOI_SIG_INTS] = (int)p->taken[src];
+    w[1 + ECOI_SIG_INTS] = (int)p->peer[src].taken;
     send_ctrl_n(p->tids[src], ECOI_TAG_WAIT, p->instance, p->base.call_tag, w,
                 2 + ECOI_SIG_INTS);
 }
@@ -1155,7 +1225,7 @@ static void send_wait(pvm_tp *p, int src, int tag)
  * polls eco_test rarely must still ask. */
 static int ask_due(pvm_tp *p, int src)
 {
-    ecoi_grace *g = &p->ask_grace[src];
+    ecoi_grace *g = &p->peer[src].ask_grace;
     const double now = now_seconds();
 
     if (!ecoi_grace_look(g, now, ECOI_ASK_SECONDS, 0))
@@ -1181,24 +1251,24 @@ static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr, int *c
         int b = pvm_trecv(p->tids[src], tag, &tv);
 
         if (b > 0) {
-            p->taken[src]++;
+            p->peer[src].taken++;
             *bid = b;
             return ECO_OK;
         }
         if (b < 0)
             return tp_pvm_error(p, b);
         pump(0);
-        if (p->aborted[src])
-            return p->aborted[src];
+        if (p->peer[src].aborted)
+            return p->peer[src].aborted;
         if (p->mismatch || unread_stale(p, 0))
             return ECO_ERR_MISMATCH;
         if ((rc = sweep(p, src, tag, bid)) != ECO_OK || *bid > 0)
             return rc;
-        if (++slices % ECOI_ASK_SLICES == 0 && !p->dead[src])
+        if (++slices % ECOI_ASK_SLICES == 0 && !p->peer[src].dead)
             send_wait(p, src, tag);
         /* Gone: a message it sent before it left may still be on its
          * way, behind the exit notice. */
-        if (p->dead[src] && grace-- <= 0)
+        if (p->peer[src].dead && grace-- <= 0)
             return ECO_ERR_PEER;
         /* On to a later call, and reading no WAIT (waiting outside the
          * library, say): what it sent before may have been overtaken,
@@ -1216,9 +1286,9 @@ static int deliver(pvm_tp *p, int src, int tag, int bid, int read_hdr, int their
     const size_t payload = count * ecoi_type_size(datatype);
     int bytes, mtag, mtid, rc = ECO_OK;
 
-    ecoi_grace_reset(&p->moved_grace[src]);
-    ecoi_grace_reset(&p->ask_grace[src]);
-    ecoi_grace_reset(&p->dead_grace[src]);  /* a later message's own grace */
+    ecoi_grace_reset(&p->peer[src].moved_grace);
+    ecoi_grace_reset(&p->peer[src].ask_grace);
+    ecoi_grace_reset(&p->peer[src].dead_grace);  /* a later message's own grace */
 
     /* Pass the message on untouched before reading it. */
     for (int i = 0; i < nfwd && rc == ECO_OK; i++) {
@@ -1228,9 +1298,9 @@ static int deliver(pvm_tp *p, int src, int tag, int bid, int read_hdr, int their
             rc = ECO_ERR_PEER;
         pvm_setsbuf(0);
         if (rc == ECO_OK) {
-            flow_count(&p->out[fwd[i]], payload);
-            ecoi_note_sent(&p->last_sent[fwd[i]], tag);
-            p->sent_msgs[fwd[i]]++;
+            flow_count(&p->peer[fwd[i]].out, payload);
+            ecoi_note_sent(&p->peer[fwd[i]].last_sent, tag);
+            p->peer[fwd[i]].sent_msgs++;
         }
     }
     pvm_setrbuf(bid);
@@ -1287,25 +1357,25 @@ static int tp_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t co
         if (bid < 0)
             return tp_pvm_error(p, bid);
         if (bid > 0)
-            p->taken[src]++;
+            p->peer[src].taken++;
         else if ((rc = sweep(p, src, tag, &bid)) != ECO_OK)
             return rc;
     }
     if (bid == 0) {
         pump(0);
-        if (p->aborted[src])
-            return p->aborted[src];
+        if (p->peer[src].aborted)
+            return p->peer[src].aborted;
         if (p->mismatch || moved_too_long(p, src))
             return ECO_ERR_MISMATCH;
         /* ask, as a blocking wait does: members that disagree on a root
          * can each wait on the other, and nothing they send tells */
-        if (!p->dead[src] && ask_due(p, src))
+        if (!p->peer[src].dead && ask_due(p, src))
             send_wait(p, src, tag);
     }
     if (bid == 0) {
         /* gone: its last message may still be behind the exit notice,
          * for as long as wait_msg would wait */
-        if (p->dead[src] && ecoi_grace_look(&p->dead_grace[src], now_seconds(),
+        if (p->peer[src].dead && ecoi_grace_look(&p->peer[src].dead_grace, now_seconds(),
                                             ECOI_EXIT_GRACE_SECONDS, ECOI_EXIT_GRACE_LOOKS))
             return ECO_ERR_PEER;
         return ECOI_AGAIN;
@@ -1339,27 +1409,15 @@ static void tp_abort(ecoi_transport *t, const int *peers, int npeers, int status
     pvm_tp *p = (pvm_tp *)t;
 
     for (int i = 0; i < npeers; i++)
-        if (!p->dead[peers[i]])
+        if (!p->peer[peers[i]].dead)
             send_ctrl(p->tids[peers[i]], ECOI_TAG_ABORT, p->instance, status);
 }
 
-/* A transport's memory: its arrays (any may be NULL) and itself. */
+/* A transport's memory: its arrays (either may be NULL) and itself. */
 static void tp_free(pvm_tp *p)
 {
     free(p->tids);
-    free(p->dead);
-    free(p->dead_grace);
-    free(p->moved_grace);
-    free(p->aborted);
-    free(p->out);
-    free(p->in);
-    free(p->acked);
-    free(p->last_sent);
-    free(p->sent_msgs);
-    free(p->taken);
-    free(p->later_n);
-    free(p->later_tag);
-    free(p->ask_grace);
+    free(p->peer);
     free(p);
 }
 
@@ -1399,28 +1457,15 @@ ecoi_transport *ecoi_pvm_transport(int n, int rank, const int *tids,
     if (!p)
         return NULL;
     p->tids = malloc((size_t)n * sizeof *p->tids);
-    p->dead = calloc((size_t)n, 1);
-    p->aborted = calloc((size_t)n, sizeof *p->aborted);
-    p->out = calloc((size_t)n, sizeof *p->out);
-    p->in = calloc((size_t)n, sizeof *p->in);
-    p->acked = calloc((size_t)n, sizeof *p->acked);
-    p->last_sent = calloc((size_t)n, sizeof *p->last_sent);
-    p->sent_msgs = calloc((size_t)n, sizeof *p->sent_msgs);
-    p->taken = calloc((size_t)n, sizeof *p->taken);
-    p->dead_grace = calloc((size_t)n, sizeof *p->dead_grace);
-    p->moved_grace = calloc((size_t)n, sizeof *p->moved_grace);
-    p->later_n = calloc((size_t)n, sizeof *p->later_n);
-    p->later_tag = calloc((size_t)n, sizeof *p->later_tag);
-    p->ask_grace = calloc((size_t)n, sizeof *p->ask_grace);
-    if (!p->tids || !p->dead || !p->aborted || !p->out || !p->in || !p->acked ||
-        !p->last_sent || !p->sent_msgs || !p->taken || !p->dead_grace || !p->moved_grace ||
-        !p->later_n || !p->later_tag || !p->ask_grace) {
+    p->peer = calloc((size_t)n, sizeof *p->peer);
+    if (!p->tids || !p->peer) {
         tp_free(p);
         return NULL;
     }
+    p->stash_tail = &p->stash;
     memcpy(p->tids, tids, (size_t)n * sizeof *tids);
     for (int r = 0; r < n; r++)
-        p->dead[r] = (unsigned char)ecoi_pvm_gone(tids[r]);
+        p->peer[r].dead = (unsigned char)ecoi_pvm_gone(tids[r]);
     p->n = n;
     p->rank = rank;
     p->pvmctx = pvmctx;

@@ -36,7 +36,7 @@ void ecoi_sched_init(ecoi_sched *s, eco_ctx *c, int datatype, eco_op op)
 void ecoi_sched_free(ecoi_sched *s)
 {
     for (int i = 0; i < s->nowned; i++)
-        free(s->owned[i]);
+        s->owned[i].drop(s->owned[i].p);
     free(s->owned);
     free(s->steps);
     free(s->fwd);
@@ -75,21 +75,39 @@ void ecoi_sched_fence(ecoi_sched *s)
         s->nrounds++;
 }
 
-void ecoi_sched_own(ecoi_sched *s, void *p)
+/* p freed with the schedule by drop(p); at once without memory. */
+static void own(ecoi_sched *s, void *p, void (*drop)(void *p))
 {
-    void **v;
+    ecoi_owned *v;
 
     if (!p)
         return;
     if (s->rc == ECO_OK) {
         if ((v = realloc(s->owned, (size_t)(s->nowned + 1) * sizeof *v))) {
             s->owned = v;
-            s->owned[s->nowned++] = p;
+            s->owned[s->nowned++] = (ecoi_owned){ p, drop };
             return;
         }
         s->rc = ECO_ERR_NOMEM;
     }
-    free(p);
+    drop(p);
+}
+
+void ecoi_sched_own(ecoi_sched *s, void *p)
+{
+    own(s, p, free);
+}
+
+static void drop_tree(void *p)
+{
+    eco_tree *t = p;
+
+    eco_tree_free(&t);
+}
+
+void ecoi_sched_own_tree(ecoi_sched *s, eco_tree *t)
+{
+    own(s, t, drop_tree);
 }
 
 void *ecoi_sched_alloc(ecoi_sched *s, size_t bytes)

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <unistd.h>
 #include <pvm3.h>
 #include "eco_coll.h"
@@ -110,30 +109,13 @@ static int send_list(int n, const int *tids)
     return rc < 0 ? ecoi_pvm_error(rc) : ECO_OK;
 }
 
-/* The list from the parent; ECO_ERR_PEER if it exits first.  Under
- * PVM's own matching, as eco_init's wait for rank 0 (lib/init.c): a
- * matcher the program installed may not take the list. */
+/* The list from the parent; ECO_ERR_PEER if it exits first. */
 static int recv_list(int parent, int *n, int **tids)
 {
     int rc, bid;
-    ecoi_matcher match;
 
-    if ((rc = ecoi_pvm_watch_tids(1, &parent)) != ECO_OK)
+    if ((rc = ecoi_pvm_recv_from(parent, ECOI_TAG_SPAWN, &bid)) != ECO_OK)
         return rc;
-    match = ecoi_pvm_set_matcher(NULL);
-    for (;;) {
-        struct timeval tv = { 0, 50000 };
-        if ((bid = pvm_trecv(parent, ECOI_TAG_SPAWN, &tv)) != 0)
-            break;
-        ecoi_pvm_pump();
-        if (ecoi_pvm_gone(parent))
-            break;
-    }
-    ecoi_pvm_set_matcher(match);
-    if (bid == 0)
-        return ECO_ERR_PEER;
-    if (bid < 0)
-        return ecoi_pvm_error(bid);
     rc = ECO_ERR_MISMATCH;
     if (pvm_upkint(n, 1, 1) >= 0 && *n >= 2 && *n <= SPAWN_MAX) {
         rc = (*tids = malloc((size_t)*n * sizeof **tids)) ? ECO_OK : ECO_ERR_NOMEM;

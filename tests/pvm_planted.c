@@ -34,7 +34,7 @@
 
 enum {
     C_LEFT, C_LEFT_SAME, C_LEFT_BLOCKED, C_FEWER, C_STALE, C_AGREE, C_FWD, C_LATER, C_POLLED,
-    NCASES
+    C_LATER_MANY, NCASES
 };
 static const char *const names[NCASES] = {
     "the member waited on left the call without sending, then sent a later call's message",
@@ -46,6 +46,8 @@ static const char *const names[NCASES] = {
     "in agreement: a message taken aside while waiting for another, then passed on, keeps its data",
     "in agreement: a later call's message taken aside (try_recv), then read in its own call",
     "each member the root in its own view, both polling eco_test (only a WAIT tells)",
+    "in agreement: four messages of two later calls from one member taken aside, each read "
+    "in its own call and in order",
 };
 
 static int tids[2];
@@ -59,6 +61,28 @@ static int aside_is(ecoi_transport *tp, int rc, int want)
     return rc != ECO_OK || n == want ? rc : -2000 - n;
 }
 
+/* Member 0 in call 1 of C_LATER and C_LATER_MANY: look for member 1's
+ * message of the call with try_recv, which takes aside what member 1
+ * sent of later calls first, until want are aside; then tell member 1
+ * (a message of the call, 7), and read its message into *x.  The
+ * status, or -2000 - the count aside when it did not reach want. */
+static int take_aside(ecoi_transport *tp, int want, int *x)
+{
+    int go = 7, aside = 0, rc = ECO_OK;
+
+    for (int i = 0; i < 500 && rc == ECO_OK && aside >= 0 && aside < want; i++) {
+        usleep(10000);
+        rc = tp->try_recv(tp, 1, tp->call_tag, x, 1, PVM_INT, NULL, 0);
+        rc = rc == ECOI_AGAIN ? ECO_OK : rc == ECO_OK ? -1 : rc;
+        aside = ecoi_pvm_stash_check(tp);
+    }
+    if (rc == ECO_OK)
+        rc = aside == want ? tp->send(tp, 1, tp->call_tag + 1, &go, 1, PVM_INT) : -2000 - aside;
+    if (rc == ECO_OK)
+        rc = tp->recv(tp, 1, tp->call_tag, x, 1, PVM_INT, NULL, 0);
+    return rc;
+}
+
 /* C_LATER: in call 1, member 1 sends member 0 a message of call 2
  * first; member 0, looking for call 1's with try_recv, takes it aside
  * (moved_on: member 1 is on to a later call), then asks member 1 for
@@ -68,7 +92,7 @@ static int aside_is(ecoi_transport *tp, int rc, int want)
 static void later_case(eco_ctx *ctx, int me, int *first, int *second)
 {
     ecoi_transport *tp = ctx->tp;
-    int x = 7, rc, aside = 0;
+    int x = 7, rc;
 
     rc = ecoi_begin(ctx, ECOI_KIND_REDUCE, 3000, PVM_INT, ECO_SUM, 0);
     if (rc == ECO_OK && me == 1) {
@@ -78,22 +102,71 @@ static void later_case(eco_ctx *ctx, int me, int *first, int *second)
         if (rc == ECO_OK)
             rc = tp->send(tp, 0, tp->call_tag, &x, 1, PVM_INT);
     } else if (rc == ECO_OK) {
-        for (int i = 0; i < 500 && rc == ECO_OK && aside == 0; i++) {
-            usleep(10000);
-            rc = tp->try_recv(tp, 1, tp->call_tag, &x, 1, PVM_INT, NULL, 0);
-            rc = rc == ECOI_AGAIN ? ECO_OK : rc == ECO_OK ? -1 : rc;
-            aside = ecoi_pvm_stash_check(tp);
-        }
-        if (rc == ECO_OK)
-            rc = aside == 1 ? tp->send(tp, 1, tp->call_tag + 1, &x, 1, PVM_INT) : -2000 - aside;
-        if (rc == ECO_OK)
-            rc = tp->recv(tp, 1, tp->call_tag, &x, 1, PVM_INT, NULL, 0);
+        rc = take_aside(tp, 1, &x);
     }
     *first = ecoi_end(ctx, aside_is(tp, rc, me == 0));
     rc = ecoi_begin(ctx, ECOI_KIND_REDUCE, 3000, PVM_INT, ECO_SUM, 0);
     if (rc == ECO_OK && me == 0)
         rc = tp->recv(tp, 1, tp->call_tag, &x, 1, PVM_INT, NULL, 0);
     *second = ecoi_end(ctx, aside_is(tp, rc, 0));
+}
+
+/* A receive of one int from src that must be want: the receive's
+ * status, or -1000 - the value that came. */
+static int recv_is(ecoi_transport *tp, int src, int tag, int want)
+{
+    int v = 0, rc = tp->recv(tp, src, tag, &v, 1, PVM_INT, NULL, 0);
+
+    return rc != ECO_OK || v == want ? rc : -1000 - v;
+}
+
+/* C_LATER_MANY: as C_LATER, with four messages aside from member 1:
+ * in call 1 it sends member 0 three of call 2 (two of one tag, 21 then
+ * 22, and 23 on the next) and one of call 3 (31), then waits for member
+ * 0's word before it sends call 1's (11).  Member 0 takes the four
+ * aside with try_recv, gives its word, then reads each in its own call
+ * and sends member 1 what it read (the sum 66 in call 2, 31 in call 3),
+ * which member 1 checks.  *first: call 1's status (aside_is: 4 aside
+ * after it at member 0, 0 at member 1); *second: the first failure of
+ * calls 2 and 3 (1 aside after call 2 at member 0, then 0), or a value
+ * that is not the one sent (-1000 - it). */
+static void later_many_case(eco_ctx *ctx, int me, int *first, int *second)
+{
+    static const int later[4] = { 21, 22, 23, 31 };
+    const int later_off[4] = { ECOI_CALL_TAGS, ECOI_CALL_TAGS, ECOI_CALL_TAGS + 1,
+                               2 * ECOI_CALL_TAGS };
+    ecoi_transport *tp = ctx->tp;
+    int x = me == 1 ? 11 : 0, rc;
+
+    rc = ecoi_begin(ctx, ECOI_KIND_REDUCE, 3000, PVM_INT, ECO_SUM, 0);
+    if (rc == ECO_OK && me == 1) {
+        for (int i = 0; i < 4 && rc == ECO_OK; i++)
+            rc = tp->send(tp, 0, tp->call_tag + later_off[i], &later[i], 1, PVM_INT);
+        if (rc == ECO_OK)
+            rc = recv_is(tp, 0, tp->call_tag + 1, 7);
+        if (rc == ECO_OK)
+            rc = tp->send(tp, 0, tp->call_tag, &x, 1, PVM_INT);
+    } else if (rc == ECO_OK && (rc = take_aside(tp, 4, &x)) == ECO_OK && x != 11) {
+        rc = -1000 - x;
+    }
+    *first = ecoi_end(ctx, aside_is(tp, rc, me == 0 ? 4 : 0));
+    rc = ecoi_begin(ctx, ECOI_KIND_REDUCE, 3000, PVM_INT, ECO_SUM, 0);
+    x = later[0] + later[1] + later[2];
+    for (int i = 0; i < 3 && rc == ECO_OK && me == 0; i++)
+        rc = recv_is(tp, 1, tp->call_tag + later_off[i] - ECOI_CALL_TAGS, later[i]);
+    if (rc == ECO_OK)
+        rc = me == 0 ? tp->send(tp, 1, tp->call_tag + 2, &x, 1, PVM_INT)
+                     : recv_is(tp, 0, tp->call_tag + 2, x);
+    *second = ecoi_end(ctx, aside_is(tp, rc, me == 0));
+    rc = ecoi_begin(ctx, ECOI_KIND_REDUCE, 3000, PVM_INT, ECO_SUM, 0);
+    if (rc == ECO_OK && me == 0)
+        rc = recv_is(tp, 1, tp->call_tag, later[3]);
+    if (rc == ECO_OK)
+        rc = me == 0 ? tp->send(tp, 1, tp->call_tag + 1, &later[3], 1, PVM_INT)
+                     : recv_is(tp, 0, tp->call_tag + 1, later[3]);
+    rc = ecoi_end(ctx, aside_is(tp, rc, 0));
+    if (*second == ECO_OK)
+        *second = rc;
 }
 
 /* C_POLLED: a reduce in which each member is the root in its own view:
@@ -220,6 +293,9 @@ static void run_case(eco_ctx *ctx, int k, int me, int *first, int *second)
         break;
     case C_POLLED:
         polled_case(ctx, me, first, second);
+        break;
+    case C_LATER_MANY:
+        later_many_case(ctx, me, first, second);
         break;
     default:
         /* member 1 sends its two segments after member 0 has asked it
