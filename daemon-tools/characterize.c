@@ -1228,17 +1228,16 @@ static int relay_min(master *m, int a, int b, int c, int size, int rounds, const
 }
 
 /* The three hosts of the relay: the first three of the first subnet of
- * 3 or more, else the first three hosts.  0, or -1: fewer than 3. */
-static int relay_hosts(const ecoc_result *r, int **mem, const int *cnt, int ns, int *h)
+ * 3 or more.  0, or -1: no subnet has 3 (the forward's formula takes
+ * a->b for a->c, true only inside a subnet: not measured then). */
+static int relay_hosts(int **mem, const int *cnt, int ns, int *h)
 {
     for (int s = 0; s < ns; s++)
         if (cnt[s] >= 3) {
             memcpy(h, mem[s], 3 * sizeof *h);
             return 0;
         }
-    for (int i = 0; i < 3; i++)
-        h[i] = i;
-    return r->n >= 3 ? 0 : -1;
+    return -1;
 }
 
 /* The forward cost: what a member that passes a message on (a tree's
@@ -1251,7 +1250,7 @@ static int relay_hosts(const ecoc_result *r, int **mem, const int *cnt, int ns, 
  * forward: so the forward is the relay less a-c's round trip less b-c's
  * one-way time, the model's cost of that hop (half a round trip, half
  * its echo included: a hop and the forward together are what the extra
- * leg took).  Three hosts of one subnet (relay_hosts); fewer than 3
+ * leg took).  Three hosts of one subnet (relay_hosts); no subnet of 3
  * hosts: not measured (0). */
 static int measure_forward(master *m, int **mem, const int *cnt, int ns, ecoi_model *mo)
 {
@@ -1260,7 +1259,7 @@ static int measure_forward(master *m, int **mem, const int *cnt, int ns, ecoi_mo
     int *h = mi->relay, rounds = 4 * m->o->rounds, rc;
     char what[800];
 
-    if (relay_hosts(r, mem, cnt, ns, h) != 0)
+    if (relay_hosts(mem, cnt, ns, h) != 0)
         return ECOC_OK;
     snprintf(what, sizeof what, "model: %s via %s to %s", r->host[h[0]].name,
              r->host[h[1]].name, r->host[h[2]].name);

@@ -46,6 +46,11 @@
 #define TAG_DONE 0x7e04
 #define TAG_CLOCK 0x7e05
 #define TAG_START 0x7e06
+#define TAG_PING 0x7e07
+#define TAG_PONG 0x7e08
+/* What run_pvm and run_eco return when the pattern has no such
+ * operation (PVM's own errors are small negative numbers). */
+#define NO_OP (-100000)
 /* Round trips per member of the clock comparison before each size. */
 #define CLOCK_PINGS 8
 /* The agreed start's lead over the root's time when it sends it: at
@@ -189,7 +194,7 @@ static int pvm_fanout(bench *B, char *buf, int count, int dt)
  * stops at its last pong (B->t_done). */
 static int pvm_pingpong(bench *B, int count)
 {
-    const int ping = TAG_PVMB + 2, pong = TAG_PVMB + 3;
+    const int ping = TAG_PING, pong = TAG_PONG;
     int rc = 0;
 
     for (int r = 0; r < B->n && rc >= 0; r++) {
@@ -211,7 +216,7 @@ static int pvm_pingpong(bench *B, int count)
     return rc;
 }
 
-/* PVM's own group calls; -2 when PVM has none for the op. */
+/* PVM's own group calls; NO_OP when PVM has none for the op. */
 static int run_pvm(bench *B, int op, int count)
 {
     int dt = elem_type(op), rc, ri = B->pvm_root_inst;
@@ -219,7 +224,7 @@ static int run_pvm(bench *B, int op, int count)
     switch (op) {
     case OP_PINGPONG:
         if (B->n < 2)
-            return -2;
+            return NO_OP;
         rc = pvm_pingpong(B, count);
         break;
     case OP_BCAST:
@@ -248,7 +253,7 @@ static int run_pvm(bench *B, int op, int count)
         rc = pvm_barrier(GROUP, B->n);
         break;
     default:
-        return -2;
+        return NO_OP;
     }
     return rc < 0 ? rc : 0;
 }
@@ -266,7 +271,7 @@ static int run_eco(bench *B, int op, int count)
     case OP_SCATTER:   return eco_scatter(B->ctx, B->b, B->a, count, dt, r);
     case OP_ALLTOALL:  return eco_alltoall(B->ctx, B->b, B->a, count, dt);
     case OP_BARRIER:   return eco_barrier(B->ctx);
-    case OP_PINGPONG:  return -2;     /* not a collective: pattern pvm only */
+    case OP_PINGPONG:  return NO_OP;  /* not a collective: pattern pvm only */
     default:           return eco_scan(B->ctx, B->a, B->b, count, dt, ECO_SUM);
     }
 }
@@ -384,7 +389,7 @@ static double iteration(bench *B, int pattern, int op, int count)
     if (B->me == B->s.root)
         t0 = B->s.start == START_AGREED ? st : now();
     rc = pattern == 1 ? run_pvm(B, op, count) : run_eco(B, op, count);
-    if (rc == -2 && (pattern == 1 || op == OP_PINGPONG))
+    if (rc == NO_OP)    /* every member alike: the pattern has no such op */
         return -2;
     if (rc < 0) {
         fprintf(stderr, "eco-bench: rank %d: %s (%s, %d elements) failed: %s\n", B->me,
