@@ -831,7 +831,7 @@ static void print_model(const ecoc_result *r, FILE *out)
                 ecoc_fmt_time(2.0 * mi->relay_direct, b2, sizeof b2),
                 ecoc_fmt_time(mi->relay_leg, b3, sizeof b3));
     } else
-        fprintf(out, "not measured (fewer than 3 hosts): nothing added\n");
+        fprintf(out, "not measured (no subnet of 3 hosts): nothing added\n");
 }
 
 void ecoc_print_summary(const ecoc_result *r, FILE *out)
