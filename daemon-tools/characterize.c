@@ -66,7 +66,9 @@
  *        round's slowest probe's time per step: what a step of the ring
  *        and recursive-doubling algorithms costs, a latency under load
  *        (busy is a throughput); not measured (0), lib/select.c takes
- *        busy;
+ *        busy; then the same with messages of the large probe's size,
+ *        ECOC_MODEL_STEPS_LONG steps: stepbyte, what each byte of a
+ *        long message adds to a step when every host sends one;
  *      - a relay (3+ hosts; measure_forward): one probe's small
  *        messages through a second, which passes them on, to a third,
  *        which echoes them (ECOC_CMD_RELAY), against the pings of the
@@ -1097,16 +1099,17 @@ static int measure_uplink(master *m, int s, int **mem, const int *cnt, ecoi_mode
 
 /* Every host at once, in a ring (host i's probe with host i + 1's, the
  * last with the first's; prev: its ring's previous, i - 1), cmd with
- * count messages of ECOC_MODEL_SMALL bytes, ECOC_MODEL_REPEATS rounds: a
+ * count messages of size bytes, ECOC_MODEL_REPEATS rounds: a
  * round's cost per message is its slowest probe's time over count, *st
  * the rounds' (the median: one delayed start does not decide).  Fewer
  * than 2 hosts: nothing to measure, st->n stays 0. */
-static int ring_rounds(master *m, int cmd, int count, const char *label, ecoc_stat *st)
+static int ring_rounds(master *m, int cmd, int size, int count, const char *label,
+                       ecoc_stat *st)
 {
     int n = m->r->n, rc = ECOC_OK, *ring;
     double *t, all[ECOC_MODEL_REPEATS];
     together g = { cmd, cmd == ECOC_CMD_STEPS ? "a lock-step ring" : "a stream", NULL, NULL, NULL,
-                   n, ECOC_MODEL_SMALL, count };
+                   n, size, count };
 
     memset(st, 0, sizeof *st);
     if (n < 2)
@@ -1152,11 +1155,29 @@ static int ring_rounds(master *m, int cmd, int count, const char *label, ecoc_st
 static int measure_busy(master *m, ecoi_model *mo)
 {
     ecoc_stat *st = &m->r->model.busy;
-    int rc = ring_rounds(m, ECOC_CMD_STREAM, ECOC_MODEL_BUSY, "model: every host busy", st);
+    int rc = ring_rounds(m, ECOC_CMD_STREAM, ECOC_MODEL_SMALL, ECOC_MODEL_BUSY,
+                         "model: every host busy", st);
 
     if (rc == ECOC_OK && st->n > 0)
         mo->busy = st->median;
     return rc;
+}
+
+/* The mean of the ring's links' one-way times (host i to host i + 1)
+ * for a message of `bytes` as the model has them (each link's alpha and
+ * beta): what a step of the lock-step ring lasts in steady state, where
+ * a slow link between sites counts in every pair's step. */
+static double ring_links(const master *m, const ecoi_model *mo, double bytes)
+{
+    const ecoc_result *r = m->r;
+    double links = 0.0;
+
+    for (int i = 0; i < r->n; i++) {
+        int a = host_subnet(r, i), b = host_subnet(r, (i + 1) % r->n);
+        ecoi_cost c = a >= 0 && b >= 0 ? mo->link[(size_t)a * mo->nsubnets + b] : mo->task;
+        links += c.alpha + c.beta * bytes;
+    }
+    return links / r->n;
 }
 
 /* A lock-step step: each host's probe sends one message of
@@ -1164,29 +1185,37 @@ static int measure_busy(master *m, ecoi_model *mo)
  * host's before its next step (ECOC_CMD_STEPS), ECOC_MODEL_STEPS steps,
  * all at once (ring_rounds): what a step of a ring or of recursive
  * doubling costs, a message's latency while every host sends, where busy
- * is their throughput.  In steady state a step lasts the mean of the
- * ring's links' one-way times, so a slow link between sites would count
- * in every pair's step: mo->step is what the median round's step takes
- * beyond that mean as the model has it (each link's alpha + beta x
- * ECOC_MODEL_SMALL), the cost of every member being busy at once; 0
- * when it takes no longer, or fewer than 2 hosts (nothing to add). */
+ * is their throughput.  mo->step is what the median round's step takes
+ * beyond the ring's links (ring_links), the cost of every member being
+ * busy at once; 0 when it takes no longer, or fewer than 2 hosts
+ * (nothing to add).  Then the same ring with messages of `big` bytes,
+ * ECOC_MODEL_STEPS_LONG steps: mo->stepbyte is how much more its excess
+ * over its links is, per byte more (every member copying a long message
+ * at once: on switched8.topo's 8 emulated hosts on 2 cores a round of
+ * 16,000 bytes both ways took ~2 ms where the links say 1.3); 0 when no
+ * more. */
 static int measure_step(master *m, ecoi_model *mo)
 {
     ecoc_result *r = m->r;
-    ecoc_stat *st = &r->model.step;
-    int rc = ring_rounds(m, ECOC_CMD_STEPS, ECOC_MODEL_STEPS, "model: every host in lock-step",
-                         st);
-    double links = 0.0;
+    ecoc_stat *st = &r->model.step, *sl = &r->model.step_long;
+    int big = r->model.big;
+    int rc = ring_rounds(m, ECOC_CMD_STEPS, ECOC_MODEL_SMALL, ECOC_MODEL_STEPS,
+                         "model: every host in lock-step", st);
+    double over;
 
     if (rc != ECOC_OK || st->n == 0)
         return rc;
-    for (int i = 0; i < r->n; i++) {
-        int a = host_subnet(r, i), b = host_subnet(r, (i + 1) % r->n);
-        ecoi_cost c = a >= 0 && b >= 0 ? mo->link[(size_t)a * mo->nsubnets + b] : mo->task;
-        links += c.alpha + c.beta * ECOC_MODEL_SMALL;
-    }
-    r->model.step_links = links / r->n;
-    mo->step = st->median > r->model.step_links ? st->median - r->model.step_links : 0.0;
+    r->model.step_links = ring_links(m, mo, ECOC_MODEL_SMALL);
+    over = st->median - r->model.step_links;
+    mo->step = over > 0.0 ? over : 0.0;
+    if (big <= ECOC_MODEL_SMALL ||
+        (rc = ring_rounds(m, ECOC_CMD_STEPS, big, ECOC_MODEL_STEPS_LONG,
+                          "model: every host in lock-step, long messages", sl)) != ECOC_OK ||
+        sl->n == 0)
+        return rc;
+    r->model.step_long_links = ring_links(m, mo, big);
+    over = (sl->median - r->model.step_long_links - over) / (big - ECOC_MODEL_SMALL);
+    mo->stepbyte = over > 0.0 ? over : 0.0;
     return rc;
 }
 
@@ -1307,7 +1336,8 @@ static int measure_model(master *m)
         r->model.stream = 3; /* 2 messages past the short stream, at least */
     for (int s = 0; s < ns; s++)
         steps += ns - s - (cnt[s] < 2) + (cnt[s] >= 2 && ns > 1) * 2;
-    steps += 2 * (r->n >= 2) + (r->n >= 3); /* every host busy, the ring's step, the relay */
+    /* every host busy, the ring's steps short and long, the relay */
+    steps += 3 * (r->n >= 2) + (r->n >= 3);
     m->home = -1; /* this program's subnet: the host of its pvmd */
     for (int i = 0; i < r->n; i++)
         if (m->dtid[i] == pvm_tidtohost(pvm_mytid()))

@@ -820,6 +820,18 @@ static void print_model(const ecoc_result *r, FILE *out)
         fprintf(out, "%s)\n", ecoc_fmt_time(mi->step.max, b2, sizeof b2));
     } else
         fprintf(out, "not measured (one host): nothing added\n");
+    fprintf(out, "  every host in lock-step, long messages: ");
+    if (mi->step_long.n > 0) {
+        char b2[32];
+        fprintf(out, "%s per step", ecoc_fmt_time(mi->step_long.median, b1, sizeof b1));
+        fprintf(out, ", %.3g ns per byte beyond its links' own time and the short step's",
+                mo->stepbyte * 1e9);
+        fprintf(out, " (%s; %d steps of %d bytes, %d rounds: %s to ",
+                ecoc_fmt_time(mi->step_long_links, b1, sizeof b1), ECOC_MODEL_STEPS_LONG,
+                mi->big, mi->step_long.n, ecoc_fmt_time(mi->step_long.min, b2, sizeof b2));
+        fprintf(out, "%s)\n", ecoc_fmt_time(mi->step_long.max, b2, sizeof b2));
+    } else
+        fprintf(out, "not measured (one host): nothing added\n");
     fprintf(out, "  a member passing a message on: ");
     if (mi->relay_measured) {
         char b2[32], b3[32];

@@ -150,6 +150,8 @@ typedef struct ecoc_degree {
 #define ECOC_MODEL_STEPS 32          /* steps of a round of the lock-step
                                       * ring: enough that the start, GO
                                       * after GO, is a small part of it */
+#define ECOC_MODEL_STEPS_LONG 8      /* steps of a round of the lock-step
+                                      * ring of `big` bytes: each is long */
 #define ECOC_MODEL_SUSTAIN 131072    /* bytes the long stream of a link's
                                       * per-byte cost carries past the short
                                       * one's: well past a shaped link's burst */
@@ -179,6 +181,11 @@ typedef struct ecoc_model_info {
                          * step_links is the model's step */
     double step_links;  /* the mean of the ring's links' one-way times of
                          * a short message as the model has them */
+    ecoc_stat step_long;/* the same ring's rounds with messages of `big`
+                         * bytes (n 0: not measured); its excess over
+                         * step_long_links less the short one's, per byte
+                         * more, is the model's stepbyte */
+    double step_long_links; /* step_links for `big` bytes */
     int relay_measured; /* 1: the relay below was measured (3+ hosts) */
     int relay[3];       /* its hosts (indexes into host[]): from, via, to */
     double relay_trip;  /* seconds of its round trip (the least) */

@@ -11,8 +11,10 @@
 
 /* The subnet file's magic word and the version this library writes. */
 #define ECO_FILE_MAGIC "eco-subnets"
-#define ECO_FILE_VERSION 7 /* written as 6 when a map has no forward cost
-                            * (a model with forward 0, or none), as 5 when
+#define ECO_FILE_VERSION 8 /* written as 7 when a map has no lock-step
+                            * byte cost (a model with stepbyte 0, or none),
+                            * as 6 when it has no forward cost either
+                            * (forward 0, or none), as 5 when
                             * it has no burst either (a model whose bursts
                             * are all 0, or none), as 4 when it has no step
                             * either (a model with step 0, or none), as 3
@@ -68,6 +70,14 @@ typedef struct ecoi_model {
                        * up, the unpacking and the send's start, which a
                        * sibling's send does not pay; 0 when not
                        * measured: nothing added.  Subnet file version 7 */
+    double stepbyte;  /* seconds each byte of a lock-step step's message
+                       * adds beyond its links' beta when every host sends
+                       * a long one at once (the copies and system calls
+                       * of every member at the same moment: on
+                       * switched8.topo's 8 emulated hosts on 2 cores a
+                       * round of 16,000 bytes both ways took ~2 ms, the
+                       * link 1.3); 0 when not measured: nothing added.
+                       * Subnet file version 8 */
 } ecoi_model;
 
 /* lib/model.c.  A model of n subnets, every cost 0 (NULL: n < 0 or no
@@ -75,7 +85,7 @@ typedef struct ecoi_model {
 ecoi_model *ecoi_model_new(int nsubnets);
 void ecoi_model_free(ecoi_model *m);
 ecoi_model *ecoi_model_copy(const ecoi_model *m);
-/* 1 when every number (busy, step, forward and the bursts too) is finite and
+/* 1 when every number (busy, step, forward, stepbyte and the bursts too) is finite and
  * >= 0 and link[] and burst[] are symmetric. */
 int ecoi_model_valid(const ecoi_model *m);
 /* The bytes a message between a host of s and one of t passes at once

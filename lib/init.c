@@ -364,8 +364,8 @@ static int make_boot(boot *b, const char *file, const int *tids)
 /* ------------------------------------------------------------------ */
 
 /* The cost model: 0 (none) or 1, then the task's alpha and beta, alpha
- * and beta of every link (row-major), every uplink, busy and step, and
- * every link's burst (row-major) (0: not measured; always packed, so that
+ * and beta of every link (row-major), every uplink, busy, step, forward
+ * and stepbyte, and every link's burst (row-major) (0: not measured; always packed, so that
  * every member unpacks what rank 0 packed and all choose alike).  An
  * ecoi_cost is two doubles, packed as such. */
 _Static_assert(sizeof(ecoi_cost) == 2 * sizeof(double), "ecoi_cost: alpha, beta");
@@ -382,6 +382,7 @@ static int pack_model(const ecoi_model *mo, int nsub)
     rc |= pvm_pkdouble((double *)&mo->busy, 1, 1);
     rc |= pvm_pkdouble((double *)&mo->step, 1, 1);
     rc |= pvm_pkdouble((double *)&mo->forward, 1, 1);
+    rc |= pvm_pkdouble((double *)&mo->stepbyte, 1, 1);
     rc |= pvm_pkdouble(mo->burst, (int)nl, 1);
     return rc;
 }
@@ -406,6 +407,7 @@ static int unpack_model(ecoi_model **out, int nsub)
     rc |= pvm_upkdouble(&mo->busy, 1, 1);
     rc |= pvm_upkdouble(&mo->step, 1, 1);
     rc |= pvm_upkdouble(&mo->forward, 1, 1);
+    rc |= pvm_upkdouble(&mo->stepbyte, 1, 1);
     rc |= pvm_upkdouble(mo->burst, (int)nl, 1);
     if (rc < 0 || !ecoi_model_valid(mo)) {
         ecoi_model_free(mo);

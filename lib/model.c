@@ -55,6 +55,7 @@ ecoi_model *ecoi_model_copy(const ecoi_model *m)
     c->busy = m->busy;
     c->step = m->step;
     c->forward = m->forward;
+    c->stepbyte = m->stepbyte;
     memcpy(c->link, m->link, n * n * sizeof *c->link);
     memcpy(c->uplink, m->uplink, n * sizeof *c->uplink);
     memcpy(c->burst, m->burst, n * n * sizeof *c->burst);
@@ -72,7 +73,8 @@ int ecoi_model_valid(const ecoi_model *m)
 
     if (!m || m->nsubnets < 0 || !m->link || !m->uplink || !m->burst || !cost_ok(m->task) ||
         !isfinite(m->busy) || m->busy < 0.0 || !isfinite(m->step) || m->step < 0.0 ||
-        !isfinite(m->forward) || m->forward < 0.0)
+        !isfinite(m->forward) || m->forward < 0.0 || !isfinite(m->stepbyte) ||
+        m->stepbyte < 0.0)
         return 0;
     n = m->nsubnets;
     for (int s = 0; s < n; s++) {
@@ -115,6 +117,7 @@ ecoi_model *ecoi_model_restrict(const ecoi_model *m, const int *old_of, int nnew
     r->busy = m->busy; /* of every host at once: no subnet of its own */
     r->step = m->step;
     r->forward = m->forward;
+    r->stepbyte = m->stepbyte;
     for (int i = 0; i < nnew; i++) {
         size_t oi = (size_t)old_of[i];
         r->uplink[i] = m->uplink[oi];

@@ -445,6 +445,8 @@ typedef struct pm {
     double step;     /* seconds a lock-step step adds (ecoi_model_step) */
     double forward;  /* seconds a member that passes a message on adds to
                       * its hop (ecoi_model.forward; 0: not measured) */
+    double stepbyte; /* seconds a byte of a lock-step step's message adds
+                      * (ecoi_model.stepbyte; 0: not measured) */
     int n;
     const int *mh;   /* [n] member -> host, -1 unknown */
     int *sub;        /* [n] member -> subnet of the model, -1 own */
@@ -513,6 +515,7 @@ static int pm_init(pm *p, const eco_map *map, const ecoi_model *model, int n,
     p->busy = ecoi_model_busy(model);
     p->step = ecoi_model_step(model);
     p->forward = model->forward > 0.0 ? model->forward : 0.0;
+    p->stepbyte = model->stepbyte > 0.0 ? model->stepbyte : 0.0;
     p->n = n;
     p->mh = mh;
     p->nhosts = map ? map->nhosts : 0;
@@ -597,11 +600,14 @@ static double msg(const pm *p, int a, int b, double bytes)
  * sends one and waits for its own before the next (a ring's steps,
  * recursive doubling's rounds), so that it costs its quiet time and the
  * step (ecoi_model_step), a latency under load, or the busy cost,
- * whichever is more. */
+ * whichever is more; each byte its link's beta and what a byte adds
+ * when every member sends a long one at once (ecoi_model.stepbyte: on
+ * switched8.topo a round of recursive doubling's 16,000 bytes took ~2 ms
+ * where the link's beta gives 1.3). */
 static double msg_step(const pm *p, int a, int b, double bytes)
 {
     ecoi_cost q = pair_cost_quiet(p, a, b);
-    return fmax(q.alpha + p->step, p->busy) + q.beta * bytes;
+    return fmax(q.alpha + p->step, p->busy) + (q.beta + p->stepbyte) * bytes;
 }
 
 /* What a byte costs a member's host's own link: its rate (host_rate),

@@ -110,7 +110,7 @@ static int models_equal(const ecoi_model *a, const ecoi_model *b)
     n = (size_t)a->nsubnets;
     if (a->nsubnets != b->nsubnets || a->task.alpha != b->task.alpha ||
         a->task.beta != b->task.beta || a->busy != b->busy || a->step != b->step ||
-        a->forward != b->forward)
+        a->forward != b->forward || a->stepbyte != b->stepbyte)
         return 0;
     for (size_t i = 0; i < n * n; i++)
         if (a->link[i].alpha != b->link[i].alpha || a->link[i].beta != b->link[i].beta)
@@ -614,7 +614,7 @@ static void check_written(const eco_map *m, int version, const char *absent, con
 }
 
 /* A file of `version` with the model's whole part only (task, link,
- * uplink): busy, step, forward and bursts read as 0, written as
+ * uplink): busy, step, forward, stepbyte and bursts read as 0, written as
  * version 3. */
 static void check_bare_model(int version)
 {
@@ -630,6 +630,7 @@ static void check_bare_model(int version)
     CU_ASSERT_EQUAL(m->model->busy, 0.0);
     CU_ASSERT_EQUAL(m->model->step, 0.0);
     CU_ASSERT_EQUAL(m->model->forward, 0.0);
+    CU_ASSERT_EQUAL(m->model->stepbyte, 0.0);
     CU_ASSERT_EQUAL(ecoi_model_burst(m->model, 0, 0), 0.0);
     check_written(m, 3, NULL, NULL);
     eco_map_free(m);
@@ -811,6 +812,35 @@ static void test_read_version7(void)
     check_bare_model(7);
 }
 
+/* Version 8: the lock-step byte cost with everything of version 7, in
+ * any order, written after the forward; a model without it is written
+ * at the lowest version that holds the rest; a version 7 file reads it
+ * as 0; bad values are not valid nor written. */
+static void test_read_version8(void)
+{
+    eco_map *m = read_renumbered("eco-subnets 8\n"
+                                 "model stepbyte 3.1e-08\n"
+                                 RENUM_IN
+                                 "model forward 3.1e-05\n"
+                                 "model step 0.00044\n");
+
+    CU_ASSERT_EQUAL(m->model->stepbyte, 3.1e-8);
+    CU_ASSERT_EQUAL(m->model->forward, 3.1e-5);
+    CU_ASSERT(ecoi_model_valid(m->model));
+    check_written(m, 8, NULL, RENUM_OUT "model step 0.00044\n"
+                                        "model forward 3.1e-05\n"
+                                        "model stepbyte 3.1e-08\n");
+    check_round_trip(m, "v8-again.subnets");
+    check_bad_seconds(m, &m->model->stepbyte);
+    /* none: version 7 (the forward), no stepbyte line */
+    check_written(m, 7, "stepbyte", NULL);
+    eco_map_free(m);
+    m = read_renumbered("eco-subnets 7\n" RENUM_IN "model forward 3.1e-05\n");
+    CU_ASSERT_EQUAL(m->model->stepbyte, 0.0);
+    eco_map_free(m);
+    check_bare_model(8);
+}
+
 /* The reader takes any order; the writer's order is fixed. */
 static void test_read_lenient_write_canonical(void)
 {
@@ -881,13 +911,15 @@ typedef struct bad_case {
 #define M_BURSTS "model burst 0 0 0\nmodel burst 0 1 3028\nmodel burst 1 1 0\n"
 /* version 7: as HEAD5 */
 #define HEAD7 "eco-subnets 7\nthreshold 0.2\n" HOSTS "subnet 0 k=2 a b\nsubnet 1 k=1 c\n"
+/* version 8: as HEAD5 */
+#define HEAD8 "eco-subnets 8\nthreshold 0.2\n" HOSTS "subnet 0 k=2 a b\nsubnet 1 k=1 c\n"
 
 static const bad_case bad_files[] = {
     {"", 1, "no header"},
     {"# only\n# comments\n", 2, "no header"},
     {"threshold 0.2\n", 1, "expected the header"},
     {"a b 0.001\nb c 0.002\n", 1, "cost matrix?"},
-    {"# c\n\neco-subnets 8\nthreshold 0.2\n", 3, "unsupported eco-subnets version 8"},
+    {"# c\n\neco-subnets 9\nthreshold 0.2\n", 3, "unsupported eco-subnets version 9"},
     {"eco-subnets 0\nthreshold 0.2\n", 1, "unsupported eco-subnets version 0"},
     {"eco-subnets one\n", 1, "bad version"},
     {"eco-subnets 1 x\n", 1, "expected 'eco-subnets VERSION'"},
@@ -1047,6 +1079,14 @@ static const bad_case bad_files[] = {
     {HEAD7 M_TASK M_LINKS M_UPS "model forward 3e-05\nmodel step 2e-05\nmodel forward 3e-05\n",
      16, "second 'model forward' (first on line 14)"},
     {HEAD7 "model forward 3e-05\n", 1, "no 'model task' line"},
+    /* stepbyte: optional, version 8, checked like forward */
+    {HEAD7 "model stepbyte 3e-08\n", 8,
+     "'model stepbyte' lines need version 8 (the header says 7)"},
+    {HEAD8 "model stepbyte\n", 8, "expected 'model stepbyte SECONDS'"},
+    {HEAD8 "model stepbyte -3e-08\n", 8, "bad seconds '-3e-08' (a number >= 0)"},
+    {HEAD8 "model stepbyte nan\n", 8, "bad seconds 'nan'"},
+    {HEAD8 M_TASK M_LINKS M_UPS "model stepbyte 3e-08\nmodel stepbyte 3e-08\n", 15,
+     "second 'model stepbyte' (first on line 14)"},
     /* hop classes (version 4) */
     {HEAD3 CLASSES, 8, "'hopclass' lines need version 4 (the header says 3)"},
     {HEAD2 HOSTS "hoprow 0 1\n", 6, "'hoprow' lines need version 4 (the header says 2)"},
@@ -1346,6 +1386,7 @@ static const eco_unit_test tests[] = {
     {"read version 5: the step", test_read_version5},
     {"read version 6: the bursts", test_read_version6},
     {"read version 7: the forward cost", test_read_version7},
+    {"read version 8: the lock-step byte cost", test_read_version8},
     {"read lenient, write canonical", test_read_lenient_write_canonical},
     {"malformed subnet files", test_read_malformed},
     {"unreadable and binary files", test_read_errors},
