@@ -179,8 +179,10 @@ typedef struct ecoc_model_info {
     ecoc_stat step;     /* seconds per step of the lock-step ring's rounds
                          * (n 0: not measured, one host); the median less
                          * step_links is the model's step */
-    double step_links;  /* the mean of the ring's links' one-way times of
-                         * a short message as the model has them */
+    double step_links;  /* what a step of the ring lasts by the model's
+                         * links for a short message (characterize.c
+                         * ring_links: their mean one-way time, or the
+                         * slowest's bytes, whichever is more) */
     ecoc_stat step_long;/* the same ring's rounds with messages of `big`
                          * bytes (n 0: not measured); its excess over
                          * step_long_links less the short one's, per byte
