@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * eco-bench-mpi -- the MPI side of eco-bench: the same operations, sizes
- * and timing (root start to the last member's acknowledgement, a barrier
- * between iterations, warm-up not counted) with the MPI library's own
+ * and timing (root start, or an agreed start, to the last member's
+ * acknowledgement, a barrier between iterations, warm-up not counted) with the MPI library's own
  * collectives, so eco-bench can put Open MPI in the same table.  A helper
  * of eco-bench, installed in pkglibexecdir (eco-bench(1)).
  *
  *   mpirun -np N eco-bench-mpi [--op OP] [--sizes LIST] [--root R]
- *                               [--iters N] [--warmup N]
+ *                               [--iters N] [--warmup N] [--start HOW]
  * Prints op,bytes,pattern,median_seconds,min_seconds rows (pattern openmpi).
  *
  * The options are read before MPI_Init, the same way on every rank, so
@@ -16,16 +16,29 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "bench_clock.h" /* now, sleep_until */
 
 #define PROG "eco-bench-mpi"
 #define TAG_ACK 77
 #define TAG_PING 78
+#define TAG_CLOCK 80
+#define TAG_START 81
 #define MAXS 64
+/* The agreed start as eco-bench's: round trips per rank of the clock
+ * comparison before each size; the start's lead over the root's time
+ * when it sends it (at least this, and each rank's shortest round trip
+ * besides). */
+#define CLOCK_PINGS 8
+#define START_LEAD 2e-3
 
 static const char *ops[] = { "bcast", "reduce", "allreduce", "gather", "allgather",
                              "scatter", "alltoall", "barrier", "scan", "pingpong" };
@@ -34,6 +47,7 @@ static const char *ops[] = { "bcast", "reduce", "allreduce", "gather", "allgathe
 
 typedef struct options {
     int op, root, iters, warmup, nsizes;
+    int agreed;          /* 1: --start=agreed; 0: barrier (the default) */
     int sizes[MAXS];
 } options;
 
@@ -53,6 +67,9 @@ static void usage(FILE *out)
             "  -r, --root=R        root rank (default 0)\n"
             "  -i, --iters=N       timed iterations per size (default 30)\n"
             "  -w, --warmup=N      untimed iterations first (default 3)\n"
+            "      --start=HOW     barrier (default): time from the root's release from\n"
+            "                      MPI_Barrier; agreed: every rank begins at a time the\n"
+            "                      root sends after the barrier, clocks compared first\n"
             "  -h, --help          show this help and exit\n"
             "  -V, --version       show the version and exit\n"
             "\n"
@@ -108,6 +125,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"root", required_argument, NULL, 'r'},
         {"iters", required_argument, NULL, 'i'},
         {"warmup", required_argument, NULL, 'w'},
+        {"start", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -146,6 +164,11 @@ static int parse_args(int argc, char **argv, options *o)
                 return usage_error("bad warm-up count '%s'", optarg);
             o->warmup = (int)v;
             break;
+        case 'S':
+            if (strcmp(optarg, "agreed") != 0 && strcmp(optarg, "barrier") != 0)
+                return usage_error("bad start '%s' (agreed or barrier)", optarg);
+            o->agreed = strcmp(optarg, "agreed") == 0;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -167,6 +190,69 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* Each rank's clock against the root's, Cristian's way, as eco-bench's
+ * clock_sync: of CLOCK_PINGS round trips t1..t2 with the rank answering
+ * its clock t, the shortest gives offset = t - (t1 + t2) / 2, sent to
+ * the rank (*offset).  The root gets the start's lead (*lead). */
+static void clock_sync(int me, int n, int root, double *offset, double *lead)
+{
+    double rtt_sum = 0.0;
+
+    for (int r = 0; r < n; r++) {
+        double best = INFINITY, off = 0.0, t = 0.0;
+        if (r == root)
+            continue;
+        for (int k = 0; k < CLOCK_PINGS; k++) {
+            if (me == root) {
+                double t1 = now(), t2;
+                MPI_Send(NULL, 0, MPI_BYTE, r, TAG_CLOCK, MPI_COMM_WORLD);
+                MPI_Recv(&t, 1, MPI_DOUBLE, r, TAG_CLOCK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                t2 = now();
+                if (t2 - t1 < best) {
+                    best = t2 - t1;
+                    off = t - (t1 + t2) / 2.0;
+                }
+            } else if (me == r) {
+                MPI_Recv(NULL, 0, MPI_BYTE, root, TAG_CLOCK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                t = now();
+                MPI_Send(&t, 1, MPI_DOUBLE, root, TAG_CLOCK, MPI_COMM_WORLD);
+            }
+        }
+        if (me == root) {
+            rtt_sum += best;
+            MPI_Send(&off, 1, MPI_DOUBLE, r, TAG_CLOCK, MPI_COMM_WORLD);
+        } else if (me == r)
+            MPI_Recv(offset, 1, MPI_DOUBLE, root, TAG_CLOCK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    *lead = START_LEAD + rtt_sum;
+}
+
+/* After the barrier, the agreed start: the root sends every rank a time
+ * `lead` ahead on its clock and sleeps until then; a rank sleeps until
+ * its clock reads it (plus its offset), or begins at once when it came
+ * late (*late 1).  The root's time of the start. */
+static double agreed_start(int me, int n, int root, double offset, double lead, int *late)
+{
+    double at;
+
+    *late = 0;
+    if (me == root) {
+        at = now() + lead;
+        for (int r = 0; r < n; r++)
+            if (r != root)
+                MPI_Send(&at, 1, MPI_DOUBLE, r, TAG_START, MPI_COMM_WORLD);
+        sleep_until(at);
+        return at;
+    }
+    MPI_Recv(&at, 1, MPI_DOUBLE, root, TAG_START, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    at += offset;
+    if (now() > at)
+        *late = 1;
+    else
+        sleep_until(at);
+    return at;
 }
 
 /* The root's round trip with every other rank in turn, `bytes` each way
@@ -213,7 +299,8 @@ int main(int argc, char **argv)
 {
     options o = { .op = 0, .root = 0, .iters = 30, .warmup = 3 };
     int me, n, rc;
-    double *t;
+    long late_n = 0, starts = 0;
+    double *t, offset = 0.0, lead = 0.0;
 
     parse_sizes("1000,16000,262144", &o);
     if ((rc = parse_args(argc, argv, &o)) >= 0)
@@ -242,23 +329,33 @@ int main(int argc, char **argv)
             fprintf(stderr, PROG ": out of memory (%d bytes)\n", bytes);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
+        if (o.agreed)
+            clock_sync(me, n, o.root, &offset, &lead);
         for (int k = 0; k < o.warmup + o.iters; k++) {
-            double t0 = 0, t1 = 0;
+            double t0 = 0, t1 = 0, st = 0;
+            int late = 0;
             MPI_Barrier(MPI_COMM_WORLD);
+            if (o.agreed)
+                st = agreed_start(me, n, o.root, offset, lead, &late);
             if (me == o.root)
-                t0 = MPI_Wtime();
+                t0 = o.agreed ? st : now();
             run(o.op, a, b, bytes, o.root);
             if (o.op == OP_PINGPONG && me == o.root && k >= o.warmup)
-                t1 = MPI_Wtime();      /* its last pong: one round trip each */
+                t1 = now();      /* its last pong: one round trip each */
             if (me != o.root) {
-                MPI_Send(NULL, 0, MPI_BYTE, o.root, TAG_ACK, MPI_COMM_WORLD);
+                MPI_Send(&late, 1, MPI_INT, o.root, TAG_ACK, MPI_COMM_WORLD);
             } else {
-                for (int i = 1; i < n; i++)
-                    MPI_Recv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, TAG_ACK, MPI_COMM_WORLD,
+                for (int i = 1; i < n; i++) {
+                    MPI_Recv(&late, 1, MPI_INT, MPI_ANY_SOURCE, TAG_ACK, MPI_COMM_WORLD,
                              MPI_STATUS_IGNORE);
+                    if (o.agreed && k >= o.warmup) {
+                        late_n += late;
+                        starts++;
+                    }
+                }
                 if (k >= o.warmup)
                     t[k - o.warmup] = o.op == OP_PINGPONG ? (t1 - t0) / (n > 1 ? n - 1 : 1)
-                                                          : MPI_Wtime() - t0;
+                                                          : now() - t0;
             }
         }
         if (me == o.root) {
@@ -271,6 +368,9 @@ int main(int argc, char **argv)
         free(b);
     }
     free(t);
+    if (me == o.root && late_n > 0)   /* those iterations started later than agreed */
+        fprintf(stderr, PROG ": %ld of %ld agreed starts reached their rank late (it "
+                "started when the start came)\n", late_n, starts);
     MPI_Finalize();
     return 0;
 }

@@ -39,6 +39,7 @@
 #include "eco_char.h"   /* ecoc_number, ecoc_parse_list */
 #include "eco_coll.h"   /* the algorithm eco chose (lib/select.c) */
 #include "eco_topo.h"   /* the link limit */
+#include "bench_clock.h" /* now, sleep_until */
 
 #define TAG_SETUP 0x7e01
 #define TAG_ACK 0x7e02
@@ -99,13 +100,6 @@ typedef struct bench {
     double lead;             /* at the root: the agreed start's lead */
     long late, starts;       /* at the root: members that got the start late, of all */
 } bench;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void usage(FILE *f)
 {
@@ -329,17 +323,6 @@ static int clock_sync(bench *B)
     }
     B->lead = START_LEAD + rtt_sum;
     return 0;
-}
-
-/* Sleep until this member's clock reads `at`. */
-static void sleep_until(double at)
-{
-    struct timespec ts;
-
-    ts.tv_sec = (time_t)floor(at);
-    ts.tv_nsec = (long)((at - floor(at)) * 1e9);
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-        continue;
 }
 
 /* After the barrier: the start every member begins the operation at.
@@ -740,8 +723,9 @@ static int run_openmpi(const setup *s, int n, const char *mpirun, result *res)
     else
         snprintf(cmd, sizeof cmd, "mpirun --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 -np %d", n);
     snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd),
-             " %s --op %s --sizes %s --root %d --iters %d --warmup %d",
-             helper, op_names[s->op], sizes, s->root, s->iters, s->warmup);
+             " %s --op %s --sizes %s --root %d --iters %d --warmup %d --start %s",
+             helper, op_names[s->op], sizes, s->root, s->iters, s->warmup,
+             s->start == START_AGREED ? "agreed" : "barrier");
     if (!(p = popen(cmd, "r")))
         return -1;
     while (fgets(line, sizeof line, p)) {
