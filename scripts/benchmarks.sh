@@ -11,6 +11,9 @@
 # "bcast reduce allreduce gather allgather scatter alltoall barrier scan".
 # $BENCH_PATTERNS: the PVM-based patterns (default
 # eco,pvm,star,binary,kary3,chain); openmpi is added when built.
+# $ECO_BENCH_SIZES, $ECO_BENCH_ITERS: eco-bench's --sizes and --iters;
+# $ECO_BENCH_START: its --start (barrier or agreed; eco-bench's default
+# when unset).
 set -u
 cd "$(dirname "$0")/.."
 top=$(pwd)
@@ -66,6 +69,7 @@ for op in $ops; do
     echo "== $op"
     "$nb" run "$first" env ECO_SUBNET_FILE="$out/subnets" "$tools/eco-bench" --op "$op" \
         --sizes "$sizes" --iters "$iters" --patterns "$patterns" ${mpirun:+--mpirun "$mpirun"} \
+        ${ECO_BENCH_START:+--start "$ECO_BENCH_START"} \
         --topology "$top/$topo" --plot "$out/$op.svg" --csv-file "$out/$op.csv" \
         > "$out/$op.txt" 2>"$out/$op.err"
     cat "$out/$op.txt"
