@@ -424,13 +424,43 @@ struct eco_ctx {
                             * the simulation's members share one) */
 };
 
-/* Flow control (pvm_transport.c; local_transport.c keeps the same rule):
+/* Flow control (pvm_transport.c and local_transport.c count alike with
+ * ecoi_flow_count; lib/select.c's lags plan with ecoi_flow_epoch_msgs):
  * a sender's messages to one member count in epochs of this many, or of
  * ECOI_FLOW_BYTES, whichever comes first, and it starts an epoch only
  * when its receiver has read all but the one before.  A schedule must
  * read in the order its peers send. */
 #define ECOI_FLOW_MSGS 16
 #define ECOI_FLOW_BYTES (512 * 1024)
+
+/* One end's count of the messages from one member to another. */
+typedef struct ecoi_flow {
+    unsigned epoch;             /* epochs closed (sent, or read) */
+    unsigned msgs;              /* messages in the open epoch */
+    size_t bytes;               /* their payload bytes */
+} ecoi_flow;
+
+/* Count one message of `bytes` payload; 1 when it closes an epoch. */
+static inline int ecoi_flow_count(ecoi_flow *f, size_t bytes)
+{
+    f->msgs++;
+    f->bytes += bytes;
+    if (f->msgs < ECOI_FLOW_MSGS && f->bytes < ECOI_FLOW_BYTES)
+        return 0;
+    f->epoch++;
+    f->msgs = 0;
+    f->bytes = 0;
+    return 1;
+}
+
+/* The messages of `bytes` each that ecoi_flow_count closes an epoch with:
+ * the schedule's view of the same rule (lib/select.c's lags). */
+static inline size_t ecoi_flow_epoch_msgs(size_t bytes)
+{
+    size_t e = bytes ? (ECOI_FLOW_BYTES + bytes - 1) / bytes : ECOI_FLOW_MSGS;
+
+    return e < ECOI_FLOW_MSGS ? e : ECOI_FLOW_MSGS;
+}
 
 /* Tags: every call gets a block of ECOI_CALL_TAGS tags from its call
  * number (ecoi_begin), whatever the operation, so that members stay in

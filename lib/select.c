@@ -1410,14 +1410,6 @@ static double group_rounds(const pm *p, const eco_tree *f, int ld, double Ub, do
     return (f->subtree[ld] - f->subtree[slow]) * u * t1 + f->subtree[slow] * u * t2 + Ub * t1;
 }
 
-/* The messages of units of unit_bytes in an epoch of flow control. */
-static size_t epoch_units(size_t unit_bytes)
-{
-    size_t e = unit_bytes ? (ECOI_FLOW_BYTES + unit_bytes - 1) / unit_bytes : ECOI_FLOW_MSGS;
-
-    return e < ECOI_FLOW_MSGS ? e : ECOI_FLOW_MSGS;
-}
-
 /*
  * hier's lags (ecoi_plan) for units of unit_bytes among S groups.
  *
@@ -1440,7 +1432,7 @@ static size_t epoch_units(size_t unit_bytes)
  */
 static void hier_lags(size_t unit_bytes, int S, size_t *lag, size_t *xlag)
 {
-    const size_t e = epoch_units(unit_bytes);
+    const size_t e = ecoi_flow_epoch_msgs(unit_bytes);   /* an epoch's units */
 
     *lag = e >= 3 ? 1 : 0;
     *xlag = S > 2 && e > *lag + 1 ? e - 1 : *lag;
