@@ -827,6 +827,15 @@ static size_t one_fragment(int encoding)
     return fs > over ? (size_t)(fs - over) : 0;
 }
 
+/* A message of `bytes` payload sent to dest (tp_send's, or passed on by
+ * deliver): its flow's count, the latest tag, the messages sent. */
+static void note_out(pvm_tp *p, int dest, int tag, size_t bytes)
+{
+    ecoi_flow_count(&p->peer[dest].out.c, bytes);
+    ecoi_note_sent(&p->peer[dest].last_sent, tag);
+    p->peer[dest].sent_msgs++;
+}
+
 static int tp_send(ecoi_transport *t, int dest, int tag, const void *buf,
                    size_t count, int datatype)
 {
@@ -859,11 +868,8 @@ static int tp_send(ecoi_transport *t, int dest, int tag, const void *buf,
         rc = ECO_ERR_PEER;
     pvm_setsbuf(0);
     pvm_freebuf(bid);
-    if (rc == ECO_OK) {
-        ecoi_flow_count(&p->peer[dest].out.c, count * ecoi_type_size(datatype));
-        ecoi_note_sent(&p->peer[dest].last_sent, tag);
-        p->peer[dest].sent_msgs++;
-    }
+    if (rc == ECO_OK)
+        note_out(p, dest, tag, count * ecoi_type_size(datatype));
     return rc;
 }
 
@@ -1282,11 +1288,8 @@ static int deliver(pvm_tp *p, int src, int tag, int bid, int read_hdr, int their
         if (rc == ECO_OK && pvm_send(p->tids[fwd[i]], tag) < 0)
             rc = ECO_ERR_PEER;
         pvm_setsbuf(0);
-        if (rc == ECO_OK) {
-            ecoi_flow_count(&p->peer[fwd[i]].out.c, payload);
-            ecoi_note_sent(&p->peer[fwd[i]].last_sent, tag);
-            p->peer[fwd[i]].sent_msgs++;
-        }
+        if (rc == ECO_OK)
+            note_out(p, fwd[i], tag, payload);
     }
     pvm_setrbuf(bid);
     /* a send rewinds the buffer: a stashed message whose header was
