@@ -11,6 +11,7 @@
 #ifndef ECO_COLL_H
 #define ECO_COLL_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "eco.h"
@@ -344,6 +345,11 @@ typedef struct ecoi_prediction {
     int groups;        /* gather-to-all hier: as ecoi_plan's, 0 otherwise */
     size_t lag, xlag;
 } ecoi_prediction;
+
+/* Room for any value of an integer type in decimal, sign included: 3
+ * digits for each 10 bits, and 2 (log10(2) is a little more than 0.3)
+ * (the groups and lags in text: lib/select.c's trace, eco-show). */
+#define ECOI_DEC_LEN(type) (sizeof(type) * CHAR_BIT * 3 / 10 + 2)
 /* ecoi_prediction.over, the worse the higher (select.c): the streams
  * arrive at some link faster than it drains them (its queue fills and
  * drops; fast retransmit recovers), or leave its queue too short for a

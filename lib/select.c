@@ -2295,13 +2295,16 @@ int ecoi_choose(const ecoi_prediction *pr, int k, unsigned flags)
     return best;
 }
 
-/* ", groups S, lag L, xlag X" for gather-to-all hier's plan, else "". */
-static const char *plan_lags_text(const ecoi_plan *plan, char *buf, size_t len)
+/* ", groups S, lag L, xlag X" for gather-to-all hier's plan, else "";
+ * buf has room for any values. */
+#define LAGS_TEXT_LEN (sizeof ", groups , lag , xlag " + ECOI_DEC_LEN(int) + \
+                       2 * ECOI_DEC_LEN(size_t))
+static const char *plan_lags_text(const ecoi_plan *plan, char buf[LAGS_TEXT_LEN])
 {
     buf[0] = '\0';
     if (plan->groups > 0)
-        snprintf(buf, len, ", groups %d, lag %zu, xlag %zu", plan->groups, plan->lag,
-                 plan->xlag);
+        snprintf(buf, LAGS_TEXT_LEN, ", groups %d, lag %zu, xlag %zu", plan->groups,
+                 plan->lag, plan->xlag);
     return buf;
 }
 
@@ -2317,7 +2320,7 @@ int ecoi_select_flags(eco_ctx *c, int coll, int root, size_t bytes, unsigned fla
     ecoi_prediction pr[16];
     long seg = c->segment_auto ? -1 : (long)c->segment;
     const int whole = (flags & ECOI_CALL_WHOLE) != 0;
-    char lags[64];
+    char lags[LAGS_TEXT_LEN];
     int k, best = -1;
 
     if (c->share)
@@ -2364,7 +2367,7 @@ int ecoi_select_flags(eco_ctx *c, int coll, int root, size_t bytes, unsigned fla
         ecoi_log(ECO_LOG_TRACE,
                  "%s of %zu bytes, root %d: %s, segment %zu%s, predicted %.3f ms",
                  ecoi_coll_name(coll), bytes, root, algorithms[plan->algorithm].name,
-                 plan->segment, plan_lags_text(plan, lags, sizeof lags), plan->seconds * 1e3);
+                 plan->segment, plan_lags_text(plan, lags), plan->seconds * 1e3);
     return ECO_OK;
 }
 
