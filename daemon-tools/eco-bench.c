@@ -521,16 +521,25 @@ static int measure(bench *B, result *res)
     return 0;
 }
 
-static void print_table(const setup *s, const result *res, const double *limit)
+/* The column of pattern eco, or -1 when it was not asked for or ran at
+ * no size (pingpong: it has no such operation). */
+static int eco_column(const setup *s, const result *res)
 {
     int eco = -1;
 
     for (int p = 0; p < s->npat; p++)
         if (s->pat[p] == 0)
             eco = p;
-    for (int i = 0, ran = 0; eco >= 0 && i < s->nsizes; i++)   /* pingpong: it did not */
-        if ((ran += !isnan(res->median[i][eco])) == 0 && i == s->nsizes - 1)
-            eco = -1;
+    for (int i = 0; eco >= 0 && i < s->nsizes; i++)
+        if (!isnan(res->median[i][eco]))
+            return eco;
+    return -1;
+}
+
+static void print_table(const setup *s, const result *res, const double *limit)
+{
+    const int eco = eco_column(s, res);
+
     printf("# %s: completion time, median (minimum) in ms over %d iterations", op_names[s->op], s->iters);
     printf("%s\n", eco >= 0 ? "; xN = times eco's median" : "");
     printf("%10s", "bytes");
