@@ -97,7 +97,8 @@ typedef struct bench {
     size_t cap;
     double offset;           /* this member's clock less the root's (clock_sync) */
     double lead;             /* at the root: the agreed start's lead */
-    long late, starts;       /* at the root: members that got the start late, of all */
+    long late, starts;       /* at the root: members that got the start late, of all
+                              * (timed iterations: not the warm-up's) */
 } bench;
 
 static double now(void)
@@ -374,8 +375,9 @@ static double agreed_start(bench *B)
     return 0.0;
 }
 
-/* One timed iteration; at the root returns seconds, elsewhere 0; < 0 on error. */
-static double iteration(bench *B, int pattern, int op, int count)
+/* One iteration; at the root returns seconds, elsewhere 0; < 0 on error.
+ * timed: not a warm-up's, whose late starts the root counts. */
+static double iteration(bench *B, int pattern, int op, int count, int timed)
 {
     double t0 = 0, st = 0;
     int rc, late;
@@ -413,8 +415,11 @@ static double iteration(bench *B, int pattern, int op, int count)
                     B->n - i);
             return -1;
         }
-        B->late += pvm_upkint(&late, 1, 1) >= 0 && late;
-        B->starts += B->s.start == START_AGREED;
+        late = pvm_upkint(&late, 1, 1) >= 0 && late;
+        if (timed) {
+            B->late += late;
+            B->starts += B->s.start == START_AGREED;
+        }
     }
     /* pingpong: one round trip, on average over the members */
     return op == OP_PINGPONG ? (B->t_done - t0) / (B->n - 1) : now() - t0;
@@ -486,7 +491,7 @@ static int measure(bench *B, result *res)
                 if (pat == PAT_OPENMPI || skip[p])   /* openmpi: eco-bench-mpi */
                     continue;
                 eco_set_pattern(B->ctx, pat == 1 ? "eco" : pattern_names[pat]);
-                r = iteration(B, pat, s->op, count);
+                r = iteration(B, pat, s->op, count, k >= s->warmup);
                 if (r == -2) {
                     skip[p] = 1;
                     continue;
