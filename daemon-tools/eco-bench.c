@@ -98,7 +98,8 @@ typedef struct bench {
     size_t cap;
     double offset;           /* this member's clock less the root's (clock_sync) */
     double lead;             /* at the root: the agreed start's lead */
-    long late, starts;       /* at the root: members that got the start late, of all */
+    long late, starts;       /* at the root: members that got the start late, of all
+                              * (timed iterations: not the warm-up's) */
 } bench;
 
 static void usage(FILE *f)
@@ -182,30 +183,45 @@ static int pvm_fanout(bench *B, char *buf, int count, int dt)
     return dt == PVM_DOUBLE ? pvm_upkdouble((double *)buf, count, 1) : pvm_upkbyte(buf, count, 1);
 }
 
+/* One round trip between the root and member r, in PVM's raw encoding:
+ * the root sends r `count` bytes of B->a (tag ping), r takes them into
+ * B->b and answers (tag pong) with them, or with its clock when `clock`
+ * is given (clock_sync: the ping carries nothing then), which the root
+ * unpacks into *clock.  The root and r call it; < 0 on a PVM error. */
+static int round_trip(bench *B, int r, int ping, int pong, int count, double *clock)
+{
+    const int root_tid = B->tids[B->s.root];
+    double t;
+    int rc = 0;
+
+    if (B->me == B->s.root) {
+        pvm_initsend(PvmDataRaw);
+        if (!clock && (rc = pvm_pkbyte(B->a, count, 1)) < 0)
+            return rc;
+        if ((rc = pvm_send(B->tids[r], ping)) < 0 || (rc = pvm_recv(B->tids[r], pong)) < 0)
+            return rc;
+        return clock ? pvm_upkdouble(clock, 1, 1) : pvm_upkbyte(B->b, count, 1);
+    }
+    if ((rc = pvm_recv(root_tid, ping)) < 0 ||
+        (!clock && (rc = pvm_upkbyte(B->b, count, 1)) < 0))
+        return rc;
+    t = clock ? now() : 0.0;
+    pvm_initsend(PvmDataRaw);
+    rc = clock ? pvm_pkdouble(&t, 1, 1) : pvm_pkbyte(B->b, count, 1);
+    return rc < 0 ? rc : pvm_send(root_tid, pong);
+}
+
 /* The root's round trip with every other member in turn, `count` bytes
  * each way in PVM's raw encoding on the route eco_init set (direct): the
  * per-message floor under every PVM-based pattern.  The root's clock
  * stops at its last pong (B->t_done). */
 static int pvm_pingpong(bench *B, int count)
 {
-    const int ping = TAG_PING, pong = TAG_PONG;
     int rc = 0;
 
-    for (int r = 0; r < B->n && rc >= 0; r++) {
-        if (r == B->s.root || (B->me != B->s.root && B->me != r))
-            continue;
-        if (B->me == B->s.root) {
-            pvm_initsend(PvmDataRaw);
-            if ((rc = pvm_pkbyte(B->a, count, 1)) >= 0 && (rc = pvm_send(B->tids[r], ping)) >= 0 &&
-                (rc = pvm_recv(B->tids[r], pong)) >= 0)
-                rc = pvm_upkbyte(B->b, count, 1);
-        } else if ((rc = pvm_recv(B->tids[B->s.root], ping)) >= 0 &&
-                   (rc = pvm_upkbyte(B->b, count, 1)) >= 0) {
-            pvm_initsend(PvmDataRaw);
-            if ((rc = pvm_pkbyte(B->b, count, 1)) >= 0)
-                rc = pvm_send(B->tids[B->s.root], pong);
-        }
-    }
+    for (int r = 0; r < B->n && rc >= 0; r++)
+        if (r != B->s.root && (B->me == B->s.root || B->me == r))
+            rc = round_trip(B, r, TAG_PING, TAG_PONG, count, NULL);
     B->t_done = now();
     return rc;
 }
@@ -289,26 +305,14 @@ static int clock_sync(bench *B)
         double best = INFINITY, off = 0.0, t;
         if (j == root)
             continue;
-        for (int k = 0; k < CLOCK_PINGS; k++) {
-            if (B->me == root) {
-                double t1 = now(), t2;
-                pvm_initsend(PvmDataRaw);
-                if (pvm_send(B->tids[j], TAG_CLOCK) < 0 || pvm_recv(B->tids[j], TAG_CLOCK) < 0 ||
-                    pvm_upkdouble(&t, 1, 1) < 0)
-                    return -1;
-                t2 = now();
-                if (t2 - t1 < best) {
-                    best = t2 - t1;
-                    off = t - (t1 + t2) / 2.0;
-                }
-            } else if (B->me == j) {
-                if (pvm_recv(B->tids[root], TAG_CLOCK) < 0)
-                    return -1;
-                t = now();
-                pvm_initsend(PvmDataRaw);
-                pvm_pkdouble(&t, 1, 1);
-                if (pvm_send(B->tids[root], TAG_CLOCK) < 0)
-                    return -1;
+        for (int k = 0; k < CLOCK_PINGS && (B->me == root || B->me == j); k++) {
+            double t1 = now(), t2;
+            if (round_trip(B, j, TAG_CLOCK, TAG_CLOCK, 0, &t) < 0)
+                return -1;
+            t2 = now();
+            if (B->me == root && t2 - t1 < best) {
+                best = t2 - t1;
+                off = t - (t1 + t2) / 2.0;
             }
         }
         if (B->me == root) {
@@ -354,8 +358,9 @@ static double agreed_start(bench *B)
     return 0.0;
 }
 
-/* One timed iteration; at the root returns seconds, elsewhere 0; < 0 on error. */
-static double iteration(bench *B, int pattern, int op, int count)
+/* One iteration; at the root returns seconds, elsewhere 0; < 0 on error.
+ * timed: not a warm-up's, whose late starts the root counts. */
+static double iteration(bench *B, int pattern, int op, int count, int timed)
 {
     double t0 = 0, st = 0;
     int rc, late;
@@ -393,8 +398,11 @@ static double iteration(bench *B, int pattern, int op, int count)
                     B->n - i);
             return -1;
         }
-        B->late += pvm_upkint(&late, 1, 1) >= 0 && late;
-        B->starts += B->s.start == START_AGREED;
+        late = pvm_upkint(&late, 1, 1) >= 0 && late;
+        if (timed) {
+            B->late += late;
+            B->starts += B->s.start == START_AGREED;
+        }
     }
     /* pingpong: one round trip, on average over the members */
     return op == OP_PINGPONG ? (B->t_done - t0) / (B->n - 1) : now() - t0;
@@ -466,7 +474,7 @@ static int measure(bench *B, result *res)
                 if (pat == PAT_OPENMPI || skip[p])   /* openmpi: eco-bench-mpi */
                     continue;
                 eco_set_pattern(B->ctx, pat == 1 ? "eco" : pattern_names[pat]);
-                r = iteration(B, pat, s->op, count);
+                r = iteration(B, pat, s->op, count, k >= s->warmup);
                 if (r == -2) {
                     skip[p] = 1;
                     continue;
@@ -501,16 +509,25 @@ static int measure(bench *B, result *res)
     return 0;
 }
 
-static void print_table(const setup *s, const result *res, const double *limit)
+/* The column of pattern eco, or -1 when it was not asked for or ran at
+ * no size (pingpong: it has no such operation). */
+static int eco_column(const setup *s, const result *res)
 {
     int eco = -1;
 
     for (int p = 0; p < s->npat; p++)
         if (s->pat[p] == 0)
             eco = p;
-    for (int i = 0, ran = 0; eco >= 0 && i < s->nsizes; i++)   /* pingpong: it did not */
-        if ((ran += !isnan(res->median[i][eco])) == 0 && i == s->nsizes - 1)
-            eco = -1;
+    for (int i = 0; eco >= 0 && i < s->nsizes; i++)
+        if (!isnan(res->median[i][eco]))
+            return eco;
+    return -1;
+}
+
+static void print_table(const setup *s, const result *res, const double *limit)
+{
+    const int eco = eco_column(s, res);
+
     printf("# %s: completion time, median (minimum) in ms over %d iterations", op_names[s->op], s->iters);
     printf("%s\n", eco >= 0 ? "; xN = times eco's median" : "");
     printf("%10s", "bytes");

@@ -765,7 +765,8 @@ static void predict_one(const layout *l, const int *mh, int n, int root, int col
         char ms[32] = "n/a";   /* e.g. no sites to exchange among */
         if (isfinite(pr[i].seconds))
             snprintf(ms, sizeof ms, "%.3f", pr[i].seconds * 1e3);
-        char lags[48] = "";   /* gather-to-all hier's (ecoi_plan) */
+        /* gather-to-all hier's (ecoi_plan), room for any lags */
+        char lags[sizeof "           " "  lag " " xlag " + 2 * ECOI_DEC_LEN(size_t)] = "";
         if (pr[i].groups > 0)
             snprintf(lags, sizeof lags, "%s  lag %zu xlag %zu",
                      i == best ? "" : "           ", pr[i].lag, pr[i].xlag);

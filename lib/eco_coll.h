@@ -11,6 +11,7 @@
 #ifndef ECO_COLL_H
 #define ECO_COLL_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "eco.h"
@@ -344,6 +345,11 @@ typedef struct ecoi_prediction {
     int groups;        /* gather-to-all hier: as ecoi_plan's, 0 otherwise */
     size_t lag, xlag;
 } ecoi_prediction;
+
+/* Room for any value of an integer type in decimal, sign included: 3
+ * digits for each 10 bits, and 2 (log10(2) is a little more than 0.3)
+ * (the groups and lags in text: lib/select.c's trace, eco-show). */
+#define ECOI_DEC_LEN(type) (sizeof(type) * CHAR_BIT * 3 / 10 + 2)
 /* ecoi_prediction.over, the worse the higher (select.c): the streams
  * arrive at some link faster than it drains them (its queue fills and
  * drops; fast retransmit recovers), or leave its queue too short for a
@@ -424,13 +430,43 @@ struct eco_ctx {
                             * the simulation's members share one) */
 };
 
-/* Flow control (pvm_transport.c; local_transport.c keeps the same rule):
+/* Flow control (pvm_transport.c and local_transport.c count alike with
+ * ecoi_flow_count; lib/select.c's lags plan with ecoi_flow_epoch_msgs):
  * a sender's messages to one member count in epochs of this many, or of
  * ECOI_FLOW_BYTES, whichever comes first, and it starts an epoch only
  * when its receiver has read all but the one before.  A schedule must
  * read in the order its peers send. */
 #define ECOI_FLOW_MSGS 16
 #define ECOI_FLOW_BYTES (512 * 1024)
+
+/* One end's count of the messages from one member to another. */
+typedef struct ecoi_flow {
+    unsigned epoch;             /* epochs closed (sent, or read) */
+    unsigned msgs;              /* messages in the open epoch */
+    size_t bytes;               /* their payload bytes */
+} ecoi_flow;
+
+/* Count one message of `bytes` payload; 1 when it closes an epoch. */
+static inline int ecoi_flow_count(ecoi_flow *f, size_t bytes)
+{
+    f->msgs++;
+    f->bytes += bytes;
+    if (f->msgs < ECOI_FLOW_MSGS && f->bytes < ECOI_FLOW_BYTES)
+        return 0;
+    f->epoch++;
+    f->msgs = 0;
+    f->bytes = 0;
+    return 1;
+}
+
+/* The messages of `bytes` each that ecoi_flow_count closes an epoch with:
+ * the schedule's view of the same rule (lib/select.c's lags). */
+static inline size_t ecoi_flow_epoch_msgs(size_t bytes)
+{
+    size_t e = bytes ? (ECOI_FLOW_BYTES + bytes - 1) / bytes : ECOI_FLOW_MSGS;
+
+    return e < ECOI_FLOW_MSGS ? e : ECOI_FLOW_MSGS;
+}
 
 /* Tags: every call gets a block of ECOI_CALL_TAGS tags from its call
  * number (ecoi_begin), whatever the operation, so that members stay in

@@ -21,6 +21,18 @@
 #define ECOI_TAG_BOOT 0x47000000   /* rank 0's boot message */
 #define ECOI_TAG_SPAWN 0x47000001  /* eco_init_spawn's task list (lib/spawn.c) */
 
+/* The boot message's first word (lib/init.c): ECOI_BOOT_MAGIC ("EB") or'ed
+ * with its format, a number that changes whenever what the message
+ * carries does, so that a member of one libeco build refuses a boot
+ * message of another instead of misreading it.  Format 1: the first with
+ * this word (the cost model with its forward cost, eco-characterize's
+ * version 7 files).  Builds before it packed rank 0's status first (0 or
+ * an error), which no format word is; they take this word for a status
+ * above 0 and fail with ECO_ERR_MISMATCH too. */
+#define ECOI_BOOT_MAGIC 0x45420000
+#define ECOI_BOOT_FORMAT 1
+#define ECOI_BOOT_WORD (ECOI_BOOT_MAGIC | ECOI_BOOT_FORMAT)
+
 /* The context in which eco_init's first message travels: below the range
  * pvm_newcontext hands out (host number << 18), so never one of those. */
 #define ECOI_BOOT_CONTEXT 0x3ec0

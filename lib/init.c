@@ -365,8 +365,9 @@ static int make_boot(boot *b, const char *file, const int *tids)
 
 /* The cost model: 0 (none) or 1, then the task's alpha and beta, alpha
  * and beta of every link (row-major), every uplink, busy, step, forward
- * and stepbyte, and every link's burst (row-major) (0: not measured; always packed, so that
- * every member unpacks what rank 0 packed and all choose alike).  An
+ * and stepbyte, and every link's burst (row-major) (0: not measured;
+ * always packed, so that every member unpacks what rank 0 packed and all
+ * choose alike).  An
  * ecoi_cost is two doubles, packed as such. */
 _Static_assert(sizeof(ecoi_cost) == 2 * sizeof(double), "ecoi_cost: alpha, beta");
 static int pack_model(const ecoi_model *mo, int nsub)
@@ -417,10 +418,14 @@ static int unpack_model(ecoi_model **out, int nsub)
     return ECO_OK;
 }
 
+/* ECOI_BOOT_WORD first (eco_pvm.h: a change to what follows is a new
+ * ECOI_BOOT_FORMAT), then rank 0's status, the count and the list's
+ * hash; the rest only when the status is ECO_OK. */
 static int pack_boot(boot *b)
 {
-    int rc = 0;
+    int rc = 0, word = ECOI_BOOT_WORD;
 
+    rc |= pvm_pkint(&word, 1, 1);
     rc |= pvm_pkint(&b->status, 1, 1);
     rc |= pvm_pkint(&b->n, 1, 1);
     rc |= pvm_pkint(&b->hash, 1, 1);
@@ -574,6 +579,27 @@ static int build_map(const boot *b, eco_map **out)
     return rc;
 }
 
+/* The boot message's first word: ECO_OK when it is of this build's
+ * format, else ECO_ERR_MISMATCH, logged with both formats. */
+static int check_format(int tid0)
+{
+    int word = 0;
+
+    if (pvm_upkint(&word, 1, 1) < 0)
+        return ECO_ERR_MISMATCH;
+    if (word == ECOI_BOOT_WORD)
+        return ECO_OK;
+    if ((word & ~0xffff) == ECOI_BOOT_MAGIC)
+        ecoi_log(ECO_LOG_ERROR, "eco_init: rank 0 (t%x) sent a boot message of format %d, "
+                 "this libeco reads format %d: members of different builds",
+                 (unsigned)tid0, word & 0xffff, ECOI_BOOT_FORMAT);
+    else
+        ecoi_log(ECO_LOG_ERROR, "eco_init: rank 0 (t%x) sent a boot message without a "
+                 "format word (a libeco before boot format 1), this libeco reads format %d",
+                 (unsigned)tid0, ECOI_BOOT_FORMAT);
+    return ECO_ERR_MISMATCH;
+}
+
 /* Wait for rank 0's boot message; fail if rank 0 exits first. */
 static int recv_boot(int tid0, int tag, int n, boot *b)
 {
@@ -581,7 +607,8 @@ static int recv_boot(int tid0, int tag, int n, boot *b)
 
     if ((rc = ecoi_pvm_recv_from(tid0, tag, &bid)) != ECO_OK)
         return rc;
-    rc = unpack_boot(b, n);
+    if ((rc = check_format(tid0)) == ECO_OK)
+        rc = unpack_boot(b, n);
     pvm_freebuf(bid);
     return rc;
 }

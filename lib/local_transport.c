@@ -29,25 +29,6 @@ typedef struct lmsg {
     char data[];
 } lmsg;
 
-/* One end's count of the messages from one member to another. */
-typedef struct lflow {
-    long epoch;                /* epochs closed (sent, or read) */
-    long msgs;                 /* messages in the open epoch */
-    size_t bytes;              /* their bytes */
-} lflow;
-
-/* Count one message of `bytes` (pvm_transport.c's flow_count). */
-static void lflow_count(lflow *f, size_t bytes)
-{
-    f->msgs++;
-    f->bytes += bytes;
-    if (f->msgs < ECOI_FLOW_MSGS && f->bytes < ECOI_FLOW_BYTES)
-        return;
-    f->epoch++;
-    f->msgs = 0;
-    f->bytes = 0;
-}
-
 struct ecoi_local_world {
     int n;
     double timeout;            /* seconds a receive may wait */
@@ -65,7 +46,7 @@ struct ecoi_local_world {
      * messages or ECOI_FLOW_BYTES bytes, whichever comes first; a send
      * waits while its epoch is more than one ahead of the last its
      * receiver finished reading. */
-    lflow *sent, *read;        /* [n*n]: [from*n+to] */
+    ecoi_flow *sent, *read;    /* [n*n]: [from*n+to] */
 };
 
 typedef struct local_tp {
@@ -203,7 +184,7 @@ static int l_post(ecoi_local_world *w, int src, int dest, int tag,
             free(m);
             return rc;
         }
-        lflow_count(&w->sent[k], bytes);
+        ecoi_flow_count(&w->sent[k], bytes);
     }
     for (tail = &w->head[dest]; *tail; tail = &(*tail)->next)
         ;
@@ -251,7 +232,7 @@ static lmsg *l_take(ecoi_local_world *w, int me, int src, int tag,
             if ((*pp)->src == src && (*pp)->tag == tag) {
                 m = *pp;
                 *pp = m->next;
-                lflow_count(&w->read[(size_t)src * (size_t)w->n + (size_t)me], m->bytes);
+                ecoi_flow_count(&w->read[(size_t)src * (size_t)w->n + (size_t)me], m->bytes);
                 pthread_cond_broadcast(&w->cond);
                 break;
             } else if (((*pp)->tag == tag && !ecoi_sig_equal(&(*pp)->sig, sig)) ||

@@ -148,9 +148,7 @@ typedef struct stashed {
 
 /* Flow control towards or from one peer. */
 typedef struct flow {
-    unsigned epoch;             /* epochs closed (sent, or read) */
-    unsigned msgs;              /* messages in the open epoch */
-    size_t bytes;               /* their payload bytes */
+    ecoi_flow c;                /* the count (ecoi_flow_count) */
     /* in: a FLUSH to answer once this many are read; out: the most
      * the receiver said it has read (FLUSHED) */
     unsigned flush_epoch, flush_msgs;
@@ -491,9 +489,9 @@ static void flush_answer(pvm_tp *p, int r)
 {
     flow *f = &p->peer[r].in;
 
-    if (f->flush_want && count_reached(f->epoch, f->msgs, f->flush_epoch, f->flush_msgs)) {
+    if (f->flush_want && count_reached(f->c.epoch, f->c.msgs, f->flush_epoch, f->flush_msgs)) {
         f->flush_want = 0;
-        send_read(p, r, f->epoch, f->msgs);
+        send_read(p, r, f->c.epoch, f->c.msgs);
     }
 }
 
@@ -701,24 +699,11 @@ unsigned ecoi_random32(void)
 /* Flow control                                                        */
 /* ------------------------------------------------------------------ */
 
-/* Count one message in a flow; 1 when it closes an epoch. */
-static int flow_count(flow *f, size_t bytes)
-{
-    f->msgs++;
-    f->bytes += bytes;
-    if (f->msgs < ECOI_FLOW_MSGS && f->bytes < ECOI_FLOW_BYTES)
-        return 0;
-    f->epoch++;
-    f->msgs = 0;
-    f->bytes = 0;
-    return 1;
-}
-
 /* Before a message to dest: wait until dest has read all but the last
  * closed epoch.  Fails when dest is gone or gave up. */
 static int flow_wait(pvm_tp *p, int dest)
 {
-    while (p->peer[dest].out.epoch > p->peer[dest].acked + 1) {
+    while (p->peer[dest].out.c.epoch > p->peer[dest].acked + 1) {
         if (p->peer[dest].dead)
             return ECO_ERR_PEER;
         if (p->peer[dest].aborted)
@@ -765,8 +750,8 @@ static int all_read(const pvm_tp *p, int d)
 {
     const flow *f = &p->peer[d].out;
 
-    return f->msgs == 0 ||
-           (f->has_read && count_reached(f->flush_epoch, f->flush_msgs, f->epoch, f->msgs));
+    return f->c.msgs == 0 ||
+           (f->has_read && count_reached(f->flush_epoch, f->flush_msgs, f->c.epoch, f->c.msgs));
 }
 
 static void flow_drain(pvm_tp *p)
@@ -777,11 +762,11 @@ static void flow_drain(pvm_tp *p)
     for (int d = 0; d < p->n && direct; d++) {
         if (d == p->rank || p->peer[d].dead || p->peer[d].aborted)
             continue;
-        if (p->peer[d].in.msgs > 0)
-            send_read(p, d, p->peer[d].in.epoch, p->peer[d].in.msgs);
+        if (p->peer[d].in.c.msgs > 0)
+            send_read(p, d, p->peer[d].in.c.epoch, p->peer[d].in.c.msgs);
         if (!all_read(p, d)) {
-            int msgs = (int)p->peer[d].out.msgs;
-            send_ctrl_n(p->tids[d], ECOI_TAG_FLUSH, p->instance, (int)p->peer[d].out.epoch,
+            int msgs = (int)p->peer[d].out.c.msgs;
+            send_ctrl_n(p->tids[d], ECOI_TAG_FLUSH, p->instance, (int)p->peer[d].out.c.epoch,
                         &msgs, 1);
         }
     }
@@ -792,7 +777,7 @@ static void flow_drain(pvm_tp *p)
         int pending = -1;
         for (int d = 0; d < p->n && pending < 0; d++)
             if (d != p->rank && !p->peer[d].dead && !p->peer[d].aborted &&
-                (p->peer[d].acked < p->peer[d].out.epoch || (direct && !all_read(p, d))))
+                (p->peer[d].acked < p->peer[d].out.c.epoch || (direct && !all_read(p, d))))
                 pending = d;
         if (pending < 0 || p->any_abort || p->mismatch)
             return;
@@ -810,8 +795,8 @@ static void flow_drain(pvm_tp *p)
 /* After reading a message from src: acknowledge the epoch it closes. */
 static void flow_read(pvm_tp *p, int src, size_t bytes)
 {
-    if (flow_count(&p->peer[src].in, bytes))
-        send_ctrl(p->tids[src], ECOI_TAG_ACK, p->instance, (int)p->peer[src].in.epoch);
+    if (ecoi_flow_count(&p->peer[src].in.c, bytes))
+        send_ctrl(p->tids[src], ECOI_TAG_ACK, p->instance, (int)p->peer[src].in.c.epoch);
     flush_answer(p, src);
 }
 
@@ -840,6 +825,15 @@ static size_t one_fragment(int encoding)
     if (fs > PVM_DEFAULT_FRAG)
         fs = PVM_DEFAULT_FRAG;
     return fs > over ? (size_t)(fs - over) : 0;
+}
+
+/* A message of `bytes` payload sent to dest (tp_send's, or passed on by
+ * deliver): its flow's count, the latest tag, the messages sent. */
+static void note_out(pvm_tp *p, int dest, int tag, size_t bytes)
+{
+    ecoi_flow_count(&p->peer[dest].out.c, bytes);
+    ecoi_note_sent(&p->peer[dest].last_sent, tag);
+    p->peer[dest].sent_msgs++;
 }
 
 static int tp_send(ecoi_transport *t, int dest, int tag, const void *buf,
@@ -874,11 +868,8 @@ static int tp_send(ecoi_transport *t, int dest, int tag, const void *buf,
         rc = ECO_ERR_PEER;
     pvm_setsbuf(0);
     pvm_freebuf(bid);
-    if (rc == ECO_OK) {
-        flow_count(&p->peer[dest].out, count * ecoi_type_size(datatype));
-        ecoi_note_sent(&p->peer[dest].last_sent, tag);
-        p->peer[dest].sent_msgs++;
-    }
+    if (rc == ECO_OK)
+        note_out(p, dest, tag, count * ecoi_type_size(datatype));
     return rc;
 }
 
@@ -1297,11 +1288,8 @@ static int deliver(pvm_tp *p, int src, int tag, int bid, int read_hdr, int their
         if (rc == ECO_OK && pvm_send(p->tids[fwd[i]], tag) < 0)
             rc = ECO_ERR_PEER;
         pvm_setsbuf(0);
-        if (rc == ECO_OK) {
-            flow_count(&p->peer[fwd[i]].out, payload);
-            ecoi_note_sent(&p->peer[fwd[i]].last_sent, tag);
-            p->peer[fwd[i]].sent_msgs++;
-        }
+        if (rc == ECO_OK)
+            note_out(p, fwd[i], tag, payload);
     }
     pvm_setrbuf(bid);
     /* a send rewinds the buffer: a stashed message whose header was

@@ -1416,14 +1416,6 @@ static double group_rounds(const pm *p, const eco_tree *f, int ld, double Ub, do
     return (f->subtree[ld] - f->subtree[slow]) * u * t1 + f->subtree[slow] * u * t2 + Ub * t1;
 }
 
-/* The messages of units of unit_bytes in an epoch of flow control. */
-static size_t epoch_units(size_t unit_bytes)
-{
-    size_t e = unit_bytes ? (ECOI_FLOW_BYTES + unit_bytes - 1) / unit_bytes : ECOI_FLOW_MSGS;
-
-    return e < ECOI_FLOW_MSGS ? e : ECOI_FLOW_MSGS;
-}
-
 /*
  * hier's lags (ecoi_plan) for units of unit_bytes among S groups.
  *
@@ -1446,7 +1438,7 @@ static size_t epoch_units(size_t unit_bytes)
  */
 static void hier_lags(size_t unit_bytes, int S, size_t *lag, size_t *xlag)
 {
-    const size_t e = epoch_units(unit_bytes);
+    const size_t e = ecoi_flow_epoch_msgs(unit_bytes);   /* an epoch's units */
 
     *lag = e >= 3 ? 1 : 0;
     *xlag = S > 2 && e > *lag + 1 ? e - 1 : *lag;
@@ -2309,13 +2301,16 @@ int ecoi_choose(const ecoi_prediction *pr, int k, unsigned flags)
     return best;
 }
 
-/* ", groups S, lag L, xlag X" for gather-to-all hier's plan, else "". */
-static const char *plan_lags_text(const ecoi_plan *plan, char *buf, size_t len)
+/* ", groups S, lag L, xlag X" for gather-to-all hier's plan, else "";
+ * buf has room for any values. */
+#define LAGS_TEXT_LEN (sizeof ", groups , lag , xlag " + ECOI_DEC_LEN(int) + \
+                       2 * ECOI_DEC_LEN(size_t))
+static const char *plan_lags_text(const ecoi_plan *plan, char buf[LAGS_TEXT_LEN])
 {
     buf[0] = '\0';
     if (plan->groups > 0)
-        snprintf(buf, len, ", groups %d, lag %zu, xlag %zu", plan->groups, plan->lag,
-                 plan->xlag);
+        snprintf(buf, LAGS_TEXT_LEN, ", groups %d, lag %zu, xlag %zu", plan->groups,
+                 plan->lag, plan->xlag);
     return buf;
 }
 
@@ -2331,7 +2326,7 @@ int ecoi_select_flags(eco_ctx *c, int coll, int root, size_t bytes, unsigned fla
     ecoi_prediction pr[16];
     long seg = c->segment_auto ? -1 : (long)c->segment;
     const int whole = (flags & ECOI_CALL_WHOLE) != 0;
-    char lags[64];
+    char lags[LAGS_TEXT_LEN];
     int k, best = -1;
 
     if (c->share)
@@ -2378,7 +2373,7 @@ int ecoi_select_flags(eco_ctx *c, int coll, int root, size_t bytes, unsigned fla
         ecoi_log(ECO_LOG_TRACE,
                  "%s of %zu bytes, root %d: %s, segment %zu%s, predicted %.3f ms",
                  ecoi_coll_name(coll), bytes, root, algorithms[plan->algorithm].name,
-                 plan->segment, plan_lags_text(plan, lags, sizeof lags), plan->seconds * 1e3);
+                 plan->segment, plan_lags_text(plan, lags), plan->seconds * 1e3);
     return ECO_OK;
 }
 

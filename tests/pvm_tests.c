@@ -556,6 +556,62 @@ static void mode_model(int n, const int *tids)
     eco_map_free(file);
 }
 
+/* Boot messages of other libeco builds (two members): rank 0 plays the
+ * rank 0 of a build whose boot format is the next one, then of a build
+ * before the format word (its message opened with the status, the count
+ * and the list's hash), then boots for real; rank 1's eco_init refuses
+ * the first two with ECO_ERR_MISMATCH and an error that names both
+ * formats, and takes the third. */
+static char boot_error[512];
+
+static void keep_error(int level, const char *msg, void *arg)
+{
+    (void)arg;
+    if (level == ECO_LOG_ERROR)
+        snprintf(boot_error, sizeof boot_error, "%s", msg);
+}
+
+static void mode_bootformat(int n, const int *tids)
+{
+    const int other[] = { ECOI_BOOT_MAGIC | (ECOI_BOOT_FORMAT + 1), ECO_OK, 2, 0 };
+    const int before[] = { ECO_OK, 2, 0 };
+    const int *forged[] = { other, before };
+    const int len[] = { 4, 3 };
+    char want[2][80];
+    ecot_report rep = { 0 };
+    eco_ctx *ctx = NULL;
+    int rc;
+
+    snprintf(want[0], sizeof want[0], "of format %d, this libeco reads format %d",
+             ECOI_BOOT_FORMAT + 1, ECOI_BOOT_FORMAT);
+    snprintf(want[1], sizeof want[1], "without a format word");
+    eco_set_log(keep_error, NULL);
+    for (int k = 0; k < 2 && n == 2; k++) {
+        if (tids[0] == pvm_mytid()) {
+            int old = pvm_setcontext(ECOI_BOOT_CONTEXT);
+            pvm_initsend(PvmDataDefault);
+            pvm_pkint((int *)forged[k], len[k], 1);
+            pvm_send(tids[1], ECOI_TAG_BOOT);
+            pvm_setcontext(old);
+            continue;
+        }
+        boot_error[0] = '\0';
+        rc = eco_init(NULL, n, tids, &ctx);
+        ecot_check(&rep, rc == ECO_ERR_MISMATCH && ctx == NULL, "forged boot %d: %s", k,
+                   eco_strerror(rc));
+        ecot_check(&rep, strstr(boot_error, want[k]) != NULL,
+                   "forged boot %d: logged \"%s\", not \"%s\"", k, boot_error, want[k]);
+    }
+    rc = eco_init(NULL, n, tids, &ctx);
+    ecot_check(&rep, rc == ECO_OK, "the real boot: %s", eco_strerror(rc));
+    if (rc == ECO_OK)
+        rc = eco_barrier(ctx);
+    if (rc == ECO_OK)
+        rc = eco_finalize(ctx);
+    eco_set_log(eco_log_stderr, NULL);
+    report(&rep, rc, 0);
+}
+
 /* eco_init_spawn: the worker the master started is rank 0 and spawns
  * SPAWN_N - 1 copies of this program ("worker spawncopy ..."); every
  * member checks its context; rank 0 reports the failures of all.  The
@@ -679,6 +735,8 @@ static int worker_main(int argc, char **argv)
         mode_victim(n, tids);
     else if (strcmp(argv[2], "mismatch") == 0)
         mode_mismatch(n, tids);
+    else if (strcmp(argv[2], "bootformat") == 0)
+        mode_bootformat(n, tids);
     else if (strcmp(argv[2], "contexts") == 0)
         mode_contexts(n, tids);
     else if (strcmp(argv[2], "flow") == 0)
@@ -881,6 +939,12 @@ static void test_no_subnet_file(void)
     snprintf(home, sizeof home, "HOME=%s", eco_test_tmpdir());
     char *env[] = { home, "ECO_SUBNET_FILE=", NULL };
     run_battery(3, "battery", env);
+}
+
+static void test_boot_format(void)
+{
+    char *env[] = { subnet_file(2), NULL };
+    run_battery(2, "bootformat", env);
 }
 
 static void test_isolation(void)
@@ -1235,6 +1299,7 @@ static const eco_unit_test tests[] = {
     { "malformed subnet file fails in every member", test_bad_file },
     { "eco_init_spawn, eco_tid, the log hook", test_spawn },
     { "a member killed mid-collective", test_killed_member },
+    { "a boot message of another libeco build is refused", test_boot_format },
     { "members that disagree all fail within 5 s", test_mismatch },
     { "members that disagree all fail within 5 s, XDR encoding", test_mismatch_xdr },
     { "300 contexts: late rank 0, nothing left, flat memory", test_contexts },

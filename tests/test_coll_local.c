@@ -1134,6 +1134,28 @@ static int hier_body(eco_ctx *ctx, member *me)
     return rc;
 }
 
+/* Flow control's epochs as the planner counts them (ecoi_flow_epoch_msgs,
+ * lib/select.c's lags) and as both transports count them
+ * (ecoi_flow_count): messages of one size until an epoch closes. */
+static void test_flow_epochs(void)
+{
+    static const size_t sizes[] = { 0, 1, 4000, 32768, 65536, 100000, 174763,
+                                    ECOI_FLOW_BYTES - 1, ECOI_FLOW_BYTES, 1 << 20 };
+    static const size_t want[] = { 16, 16, 16, 16, 8, 6, 3, 2, 1, 1 };
+
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        ecoi_flow f = { 0 };
+        size_t msgs = 1;
+        while (!ecoi_flow_count(&f, sizes[i]))
+            msgs++;
+        CU_ASSERT_EQUAL(f.epoch, 1);
+        CU_ASSERT_EQUAL(f.msgs, 0);
+        CU_ASSERT_EQUAL(f.bytes, 0);
+        CU_ASSERT_EQUAL(msgs, want[i]);
+        CU_ASSERT_EQUAL(ecoi_flow_epoch_msgs(sizes[i]), msgs);
+    }
+}
+
 static void test_hier_long_units(void)
 {
     /* one subnet (as pvm.test's one host), S = 2 and S = 3 subnets,
@@ -1987,6 +2009,7 @@ static const eco_unit_test tests[] = {
     { "k-ary shapes over ranks", test_kary_shapes },
     { "chained subnets for long messages", test_chain_trees },
     { "every algorithm, forced by name", test_every_algorithm },
+    { "flow control's epochs: the planner's count is the transports'", test_flow_epochs },
     { "gather-to-all by hier in units of 64 and 512 KB", test_hier_long_units },
     { "recursive doubling, 1 to 17 members", test_rdouble_sizes },
     { "selection on planted models", test_select_planted },
