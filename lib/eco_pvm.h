@@ -25,8 +25,9 @@
  * with its format, a number that changes whenever what the message
  * carries does, so that a member of one libeco build refuses a boot
  * message of another instead of misreading it.  Format 1: the first with
- * this word (the cost model with its forward cost, eco-characterize's
- * version 7 files).  Builds before it packed rank 0's status first (0 or
+ * this word (the cost model with its forward cost and its lock-step
+ * byte cost, eco-characterize's
+ * version 8 files).  Builds before it packed rank 0's status first (0 or
  * an error), which no format word is; they take this word for a status
  * above 0 and fail with ECO_ERR_MISMATCH too. */
 #define ECOI_BOOT_MAGIC 0x45420000
