@@ -825,10 +825,13 @@ static int show_predict(const layout *l, const options *o)
         /* what a lock-step step with every host sending (rings,
          * recursive doubling) adds to its message: nothing when the file
          * has none */
-        printf("# a lock-step step adds %s and %.3g ns a byte (step, stepbyte: %s, %s)\n",
+        printf("# a lock-step step adds %s (step: %s)\n",
                ecoc_fmt_time(ecoi_model_step(mo), b1, sizeof b1),
+               mo && mo->step > 0.0 ? "measured" : "not measured");
+        /* and each byte of its message, beyond the link's beta, when
+         * every host sends a long one: nothing when the file has none */
+        printf("# a byte of a lock-step step adds %.3g ns (stepbyte: %s)\n",
                mo && mo->stepbyte > 0.0 ? mo->stepbyte * 1e9 : 0.0,
-               mo && mo->step > 0.0 ? "measured" : "not measured",
                mo && mo->stepbyte > 0.0 ? "measured" : "not measured");
         /* what a member that passes a message on (a tree's middle
          * member) adds to the hop: nothing when the file has none */
