@@ -47,7 +47,7 @@ static const char *ops[] = { "bcast", "reduce", "allreduce", "gather", "allgathe
 
 typedef struct options {
     int op, root, iters, warmup, nsizes;
-    int agreed;          /* 1: --start=agreed; 0: barrier (the default) */
+    int agreed;          /* 1: --start=agreed (the default); 0: barrier */
     int sizes[MAXS];
 } options;
 
@@ -67,9 +67,9 @@ static void usage(FILE *out)
             "  -r, --root=R        root rank (default 0)\n"
             "  -i, --iters=N       timed iterations per size (default 30)\n"
             "  -w, --warmup=N      untimed iterations first (default 3)\n"
-            "      --start=HOW     barrier (default): time from the root's release from\n"
-            "                      MPI_Barrier; agreed: every rank begins at a time the\n"
-            "                      root sends after the barrier, clocks compared first\n"
+            "      --start=HOW     agreed (default): every rank begins at a time the\n"
+            "                      root sends after MPI_Barrier, clocks compared first;\n"
+            "                      barrier: time from the root's release from it\n"
             "  -h, --help          show this help and exit\n"
             "  -V, --version       show the version and exit\n"
             "\n"
@@ -297,7 +297,7 @@ static void run(int op, char *a, char *b, int bytes, int root)
 
 int main(int argc, char **argv)
 {
-    options o = { .op = 0, .root = 0, .iters = 30, .warmup = 3 };
+    options o = { .op = 0, .root = 0, .iters = 30, .warmup = 3, .agreed = 1 };
     int me, n, rc;
     long late_n = 0, starts = 0;
     double *t, offset = 0.0, lead = 0.0;

@@ -7,15 +7,15 @@
  * Patterns: eco (ECO's trees), pvm (PVM's own group calls), and the
  * topology-unaware trees star, binary, kary3, chain (eco_set_pattern: the
  * same library code walking another tree), taking turns iteration by
- * iteration.  Time of one iteration: from the root's release from the
- * barrier between iterations (as eco-bench-mpi times Open MPI) to the
- * moment the root holds an acknowledgement from every other member that
- * it is done; warm-up iterations are not counted.  The members the
- * barrier let go earlier may have sent by then (a short gather measured
- * the barrier's order): --start=agreed times from a start agreed by all
- * members instead (the root sends a time a little ahead after the
- * barrier; each member's clock compared with the root's before each
- * size).
+ * iteration.  Time of one iteration: from a start agreed by all members
+ * (the root sends a time a little ahead after the barrier between
+ * iterations; each member's clock compared with the root's before each
+ * size; eco-bench-mpi times Open MPI the same way) to the moment the
+ * root holds an acknowledgement from every other member that it is done;
+ * warm-up iterations are not counted.  --start=barrier times from the
+ * root's release from the barrier instead, as before 2026-11-27: the
+ * members the barrier let go earlier may have sent by then (a short
+ * gather measured the barrier's order).
  *
  * Output: a table (milliseconds), CSV (--csv) or JSON (--json) on
  * standard output; --usec gives microseconds in the OSU micro-benchmarks'
@@ -85,7 +85,7 @@ typedef struct setup {
     int op, root, iters, warmup, nsizes, npat;
     int sizes[MAXS];
     int pat[MAXP];
-    int start;               /* START_BARRIER (the default) or START_AGREED */
+    int start;               /* START_AGREED (the default) or START_BARRIER */
 } setup;
 
 typedef struct bench {
@@ -132,10 +132,10 @@ static void usage(FILE *f)
         "      --csv-file=FILE  also write the CSV rows to FILE\n"
         "  -t, --topology=FILE  netbed topology: give the link limit of each size\n"
         "      --plot=FILE      plot time against size with gnuplot (.png or .svg)\n"
-        "      --start=HOW      barrier (default): each member begins when the barrier\n"
-        "                       lets it go, timed from the root's release; agreed:\n"
-        "                       every member begins at a time the root sends after\n"
-        "                       the barrier, clocks compared\n"
+        "      --start=HOW      agreed (default): every member begins at a time the\n"
+        "                       root sends after the barrier, clocks compared;\n"
+        "                       barrier: each member begins when the barrier lets it\n"
+        "                       go, timed from the root's release\n"
         "      --mpirun=CMD     how to start eco-bench-mpi for the openmpi pattern\n"
         "                       (default: mpirun --allow-run-as-root --oversubscribe\n"
         "                       --mca mpi_yield_when_idle 1 -np N)\n"
@@ -998,6 +998,7 @@ int main(int argc, char **argv)
     memset(&o, 0, sizeof o);
     s->op = OP_BCAST;
     s->iters = 30;
+    s->start = START_AGREED;
     s->warmup = 3;
     s->nsizes = ecoc_parse_list("1000,16000,262144", NULL, 0, s->sizes, MAXS);
     for (int p = 0; p < NPATTERNS; p++)
