@@ -51,6 +51,7 @@ static const char *const pattern_names[] = { "eco", "pvm", "star", "binary", "ka
 
 typedef struct sim_run {
     int op, root, iters, nsizes, npat, n, data;
+    int acks;                /* time the acknowledgements too (--acks) */
     int sizes[MAXS], pat[MAXP];
     ecoi_sim *sim;
     eco_ctx *share[MAXP];    /* per pattern: the trees and plans */
@@ -109,6 +110,8 @@ static void usage(FILE *f)
         "                       --mtu count them too (default 66: Ethernet 14 + IP\n"
         "                       20 + TCP 32, what netbed's tbf and an Ethernet link\n"
         "                       carry; 0: the message alone)\n"
+        "      --acks           time the acknowledgements that tell the root every\n"
+        "                       member is done, as eco-bench does\n"
         "  -h, --help           show this help and exit\n"
         "  -V, --version        show the version and exit\n"
         "\n"
@@ -297,6 +300,26 @@ static int run_op(eco_ctx *ctx, int op, char *a, char *b, int count, int root)
     }
 }
 
+/* eco-bench's acknowledgements after an operation: every member but the
+ * root sends the root an empty message, which takes them all (in rank
+ * order; eco-bench in order of arrival).  Their tag is half the tag space
+ * from the operation's call, so no call of the library takes it for one
+ * of its own (ecoi_tag_stale). */
+static int acknowledge(const sim_run *R, int rank)
+{
+    ecoi_transport *tp = ecoi_sim_transport(R->sim, rank);
+    int tag = ECOI_TAG_BASE | ((tp->call_tag + (ECOI_TAG_MASK + 1) / 2) & ECOI_TAG_MASK), rc;
+
+    tp->sig = (ecoi_sig){ 0, 0, 0, 0, 0 };
+    if (rank != R->root)
+        return tp->send(tp, R->root, tag, NULL, 0, PVM_BYTE);
+    rc = ECO_OK;
+    for (int j = 0; j < R->n && rc == ECO_OK; j++)
+        if (j != rank)
+            rc = tp->recv(tp, j, tag, NULL, 0, PVM_BYTE, NULL, 0);
+    return rc;
+}
+
 static void member(int rank, void *arg)
 {
     sim_run *R = arg;
@@ -320,6 +343,8 @@ static void member(int rank, void *arg)
                     R->start[slot] = ecoi_sim_clock(R->sim, rank);
                 if (rc == ECO_OK)
                     rc = run_op(ctx, R->op, a, b, R->sizes[i] / elem_size(R->op), R->root);
+                if (rc == ECO_OK && R->acks)
+                    rc = acknowledge(R, rank);
                 R->end[slot] = fmax(R->end[slot], ecoi_sim_clock(R->sim, rank));
                 if (rc != ECO_OK && !R->failed) {
                     fprintf(stderr, PROG ": rank %d: %s (%s, %d bytes) failed: %s\n", rank,
@@ -436,7 +461,8 @@ typedef struct options {
     double frame;            /* headers per packet (ecoi_sim_costs) */
 } options;
 
-enum { OPT_SOCKET = 256, OPT_MTU, OPT_FRAME };   /* long options without a letter */
+/* long options without a letter */
+enum { OPT_SOCKET = 256, OPT_MTU, OPT_FRAME, OPT_ACKS };
 
 static int parse_args(int argc, char **argv, sim_run *R, options *o)
 {
@@ -450,6 +476,7 @@ static int parse_args(int argc, char **argv, sim_run *R, options *o)
         { "socket-bytes", required_argument, NULL, OPT_SOCKET },
         { "mtu", required_argument, NULL, OPT_MTU },
         { "frame", required_argument, NULL, OPT_FRAME },
+        { "acks", no_argument, NULL, OPT_ACKS },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 }
     };
@@ -531,6 +558,7 @@ static int parse_args(int argc, char **argv, sim_run *R, options *o)
                                    optarg);
             o->frame = (double)v;
             break;
+        case OPT_ACKS: R->acks = 1; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf(PROG " (libeco) " PACKAGE_VERSION "\n"); return 0;
         case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
