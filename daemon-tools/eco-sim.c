@@ -110,6 +110,10 @@ static void usage(FILE *f)
         "                       --mtu count them too (default 66: Ethernet 14 + IP\n"
         "                       20 + TCP 32, what netbed's tbf and an Ethernet link\n"
         "                       carry; 0: the message alone)\n"
+        "      --cores=N        the hosts' members share N cores (netbed: the\n"
+        "                       machine's): with a subnet file's busy cost a\n"
+        "                       message costs less while fewer members run\n"
+        "                       (default 0: every host its own CPUs)\n"
         "      --acks           time the acknowledgements that tell the root every\n"
         "                       member is done, as eco-bench does\n"
         "  -h, --help           show this help and exit\n"
@@ -459,10 +463,11 @@ typedef struct options {
     double socket;           /* the hold's bytes (ecoi_sim_costs) */
     double mtu;              /* store and forward's packet (ecoi_sim_costs) */
     double frame;            /* headers per packet (ecoi_sim_costs) */
+    double cores;            /* the cores the hosts share (ecoi_sim_costs) */
 } options;
 
 /* long options without a letter */
-enum { OPT_SOCKET = 256, OPT_MTU, OPT_FRAME, OPT_ACKS };
+enum { OPT_SOCKET = 256, OPT_MTU, OPT_FRAME, OPT_CORES, OPT_ACKS };
 
 static int parse_args(int argc, char **argv, sim_run *R, options *o)
 {
@@ -476,6 +481,7 @@ static int parse_args(int argc, char **argv, sim_run *R, options *o)
         { "socket-bytes", required_argument, NULL, OPT_SOCKET },
         { "mtu", required_argument, NULL, OPT_MTU },
         { "frame", required_argument, NULL, OPT_FRAME },
+        { "cores", required_argument, NULL, OPT_CORES },
         { "acks", no_argument, NULL, OPT_ACKS },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 }
@@ -558,6 +564,11 @@ static int parse_args(int argc, char **argv, sim_run *R, options *o)
                                    optarg);
             o->frame = (double)v;
             break;
+        case OPT_CORES:
+            if ((v = ecoc_number(optarg, 0, 1 << 20)) < 0)
+                return usage_error("bad cores '%s' (0 to 1048576)", optarg);
+            o->cores = (double)v;
+            break;
         case OPT_ACKS: R->acks = 1; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf(PROG " (libeco) " PACKAGE_VERSION "\n"); return 0;
@@ -623,11 +634,20 @@ static int setup(sim_run *R, const options *o, const ecoi_topo *t, const ecoi_si
     }
     {
         /* A subnet file with a measured model: a message costs what its
-         * busy cost says (PVM's per message when every host sends), unless
-         * --alpha says otherwise. */
+         * busy cost says (PVM's per message when every host sends: one
+         * probe on each of the file's hosts), on --cores shared cores
+         * less while fewer members run (ecoi_busy_at), at least the
+         * least one-way alpha of a pair; unless --alpha says otherwise. */
         ecoi_sim_costs cc = *c;
-        if (o->subnets && o->alpha < 0 && m->model && m->model->busy > 0)
+        if (o->subnets && o->alpha < 0 && m->model && m->model->busy > 0) {
+            int S = m->model->nsubnets;
             cc.alpha_hosts = m->model->busy;
+            cc.busy_members = m->nhosts;
+            cc.cores = o->cores;
+            cc.alpha_quiet = S > 0 ? m->model->link[0].alpha : 0;
+            for (int k = 1; k < S * S; k++)
+                cc.alpha_quiet = fmin(cc.alpha_quiet, m->model->link[k].alpha);
+        }
         R->sim = ecoi_sim_new(R->n, t, host_of, &cc, R->data);
     }
     R->ctx = calloc((size_t)R->n, sizeof *R->ctx);
