@@ -51,6 +51,7 @@ static const char *const pattern_names[] = { "eco", "pvm", "star", "binary", "ka
 
 typedef struct sim_run {
     int op, root, iters, nsizes, npat, n, data;
+    int acks;                /* time the acknowledgements too (--acks) */
     int sizes[MAXS], pat[MAXP];
     ecoi_sim *sim;
     eco_ctx *share[MAXP];    /* per pattern: the trees and plans */
@@ -109,6 +110,12 @@ static void usage(FILE *f)
         "                       --mtu count them too (default 66: Ethernet 14 + IP\n"
         "                       20 + TCP 32, what netbed's tbf and an Ethernet link\n"
         "                       carry; 0: the message alone)\n"
+        "      --cores=N        the hosts' members share N cores (netbed: the\n"
+        "                       machine's): with a subnet file's busy cost a\n"
+        "                       message costs less while fewer members run\n"
+        "                       (default 0: every host its own CPUs)\n"
+        "      --acks           time the acknowledgements that tell the root every\n"
+        "                       member is done, as eco-bench does\n"
         "  -h, --help           show this help and exit\n"
         "  -V, --version        show the version and exit\n"
         "\n"
@@ -297,6 +304,26 @@ static int run_op(eco_ctx *ctx, int op, char *a, char *b, int count, int root)
     }
 }
 
+/* eco-bench's acknowledgements after an operation: every member but the
+ * root sends the root an empty message, which takes them all (in rank
+ * order; eco-bench in order of arrival).  Their tag is half the tag space
+ * from the operation's call, so no call of the library takes it for one
+ * of its own (ecoi_tag_stale). */
+static int acknowledge(const sim_run *R, int rank)
+{
+    ecoi_transport *tp = ecoi_sim_transport(R->sim, rank);
+    int tag = ECOI_TAG_BASE | ((tp->call_tag + (ECOI_TAG_MASK + 1) / 2) & ECOI_TAG_MASK), rc;
+
+    tp->sig = (ecoi_sig){ 0, 0, 0, 0, 0 };
+    if (rank != R->root)
+        return tp->send(tp, R->root, tag, NULL, 0, PVM_BYTE);
+    rc = ECO_OK;
+    for (int j = 0; j < R->n && rc == ECO_OK; j++)
+        if (j != rank)
+            rc = tp->recv(tp, j, tag, NULL, 0, PVM_BYTE, NULL, 0);
+    return rc;
+}
+
 static void member(int rank, void *arg)
 {
     sim_run *R = arg;
@@ -320,6 +347,8 @@ static void member(int rank, void *arg)
                     R->start[slot] = ecoi_sim_clock(R->sim, rank);
                 if (rc == ECO_OK)
                     rc = run_op(ctx, R->op, a, b, R->sizes[i] / elem_size(R->op), R->root);
+                if (rc == ECO_OK && R->acks)
+                    rc = acknowledge(R, rank);
                 R->end[slot] = fmax(R->end[slot], ecoi_sim_clock(R->sim, rank));
                 if (rc != ECO_OK && !R->failed) {
                     fprintf(stderr, PROG ": rank %d: %s (%s, %d bytes) failed: %s\n", rank,
@@ -434,9 +463,11 @@ typedef struct options {
     double socket;           /* the hold's bytes (ecoi_sim_costs) */
     double mtu;              /* store and forward's packet (ecoi_sim_costs) */
     double frame;            /* headers per packet (ecoi_sim_costs) */
+    double cores;            /* the cores the hosts share (ecoi_sim_costs) */
 } options;
 
-enum { OPT_SOCKET = 256, OPT_MTU, OPT_FRAME };   /* long options without a letter */
+/* long options without a letter */
+enum { OPT_SOCKET = 256, OPT_MTU, OPT_FRAME, OPT_CORES, OPT_ACKS };
 
 static int parse_args(int argc, char **argv, sim_run *R, options *o)
 {
@@ -450,6 +481,8 @@ static int parse_args(int argc, char **argv, sim_run *R, options *o)
         { "socket-bytes", required_argument, NULL, OPT_SOCKET },
         { "mtu", required_argument, NULL, OPT_MTU },
         { "frame", required_argument, NULL, OPT_FRAME },
+        { "cores", required_argument, NULL, OPT_CORES },
+        { "acks", no_argument, NULL, OPT_ACKS },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 }
     };
@@ -531,6 +564,12 @@ static int parse_args(int argc, char **argv, sim_run *R, options *o)
                                    optarg);
             o->frame = (double)v;
             break;
+        case OPT_CORES:
+            if ((v = ecoc_number(optarg, 0, 1 << 20)) < 0)
+                return usage_error("bad cores '%s' (0 to 1048576)", optarg);
+            o->cores = (double)v;
+            break;
+        case OPT_ACKS: R->acks = 1; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf(PROG " (libeco) " PACKAGE_VERSION "\n"); return 0;
         case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -595,11 +634,20 @@ static int setup(sim_run *R, const options *o, const ecoi_topo *t, const ecoi_si
     }
     {
         /* A subnet file with a measured model: a message costs what its
-         * busy cost says (PVM's per message when every host sends), unless
-         * --alpha says otherwise. */
+         * busy cost says (PVM's per message when every host sends: one
+         * probe on each of the file's hosts), on --cores shared cores
+         * less while fewer members run (ecoi_busy_at), at least the
+         * least one-way alpha of a pair; unless --alpha says otherwise. */
         ecoi_sim_costs cc = *c;
-        if (o->subnets && o->alpha < 0 && m->model && m->model->busy > 0)
+        if (o->subnets && o->alpha < 0 && m->model && m->model->busy > 0) {
+            int S = m->model->nsubnets;
             cc.alpha_hosts = m->model->busy;
+            cc.busy_members = m->nhosts;
+            cc.cores = o->cores;
+            cc.alpha_quiet = S > 0 ? m->model->link[0].alpha : 0;
+            for (int k = 1; k < S * S; k++)
+                cc.alpha_quiet = fmin(cc.alpha_quiet, m->model->link[k].alpha);
+        }
         R->sim = ecoi_sim_new(R->n, t, host_of, &cc, R->data);
     }
     R->ctx = calloc((size_t)R->n, sizeof *R->ctx);

@@ -370,6 +370,12 @@ ecoi_model *ecoi_model_default(const eco_map *m);
 /* The least seconds a message costs while every member is busy: m's
  * measured busy, else (NULL, or 0: not measured) select.c's default. */
 double ecoi_model_busy(const ecoi_model *m);
+/* What a message costs while `runnable` members run at once, when it
+ * costs busy while `members` do, all on `cores` shared cores (<= 0: each
+ * its own CPU: busy): busy x max(runnable, cores) / max(members, cores),
+ * at least quiet (select.c). */
+double ecoi_busy_at(double busy, double quiet, double runnable, double members,
+                    double cores);
 /* The seconds a lock-step step (every member sends one message and waits
  * for its own) costs beyond its message's quiet time: m's measured step,
  * else 0. */

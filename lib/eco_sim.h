@@ -54,6 +54,14 @@ typedef struct ecoi_sim_costs {
     double frame_bytes;   /* header bytes a link carries per packet of
                            * ECOI_SIM_MSS bytes of a message (0: only the
                            * message's bytes) */
+    double busy_members;  /* alpha_hosts is what a message costs while
+                           * this many members run (a measured busy
+                           * cost), and less while fewer do (ecoi_busy_at
+                           * on cores); 0: alpha_hosts always */
+    double cores;         /* the cores every host's members share (netbed:
+                           * the machine's); 0: each host its own */
+    double alpha_quiet;   /* the least a message between hosts costs (one
+                           * member running); 0: no floor */
 } ecoi_sim_costs;
 
 /* PVM's socket buffer on a direct route (TTSOCKBUF; select.c's

@@ -122,6 +122,38 @@ double ecoi_model_busy(const ecoi_model *m)
     return m && m->busy > 0.0 ? m->busy : DEFAULT_BUSY;
 }
 
+/*
+ * What a message costs while `runnable` members are runnable at once,
+ * when it costs `busy` while `members` are (eco-characterize's busy: one
+ * probe per host, all sending and receiving) and every member runs on
+ * `cores` shared cores.  Most of a message's cost on one machine is CPU
+ * time (packing, system calls, the kernel's copies), and r processes on c
+ * cores each get min(1, c / r) of one: a message's wall time is its CPU
+ * time w times max(r, c) / c.  busy is w max(members, c) / c, so
+ *
+ *     cost(r) = busy x max(r, c) / max(members, c),
+ *
+ * at least `quiet` (a message alone).  cores <= 0: every member its own
+ * CPU (separate machines): busy whatever runs.  netbed runs every
+ * emulated host on one machine: on its 2 cores, switched8's 8 hosts
+ * measured busy 87 us a message (135 in a run under more load), so a
+ * member that sends while the others wait pays 22 us (34; the quiet
+ * one-way alpha measured 12 to 15 us).  Its barrier (the root's 7
+ * receives and 7 sends, then eco-bench's 7 acknowledgements, the others
+ * mostly waiting) measured 0.34-0.41 ms (0.72-0.95), simulated 0.91
+ * (1.42) at busy on every message, 0.28-0.31 (0.44-0.48) at this rule.
+ * Where the busy round is bound by small messages on a slow link (5 and
+ * 10 Mbit/s: uneven, eco-paper) busy is mostly wire time, not CPU, and
+ * the rule charges too much: their barriers simulate at up to 1.53 and
+ * 1.36 of the measured.
+ */
+double ecoi_busy_at(double busy, double quiet, double runnable, double members, double cores)
+{
+    if (cores <= 0.0 || members <= 0.0)
+        return busy;
+    return fmax(quiet, busy * fmax(runnable, cores) / fmax(members, cores));
+}
+
 /* What a lock-step step, where every member sends one message and waits
  * for its own before the next (a ring's steps, recursive doubling's
  * rounds), costs beyond its message's quiet time (ecoi_model.step,
@@ -1953,10 +1985,12 @@ static double rank_chain_time(const pm *p, double bytes, long forced, size_t *se
 /* A barrier: empty messages up tree t, then down it.  The busy cost is
  * what a message costs while every member sends; here only some do at
  * once: the leaves on the way up, the members with children on the way
- * down.  A message costs the busy cost in their share of the members
- * (at least the pair's alpha).  Measured on the six shipped topologies
- * (doc/scale.md), a barrier's message took 0.25 to 0.85 of the busy
- * cost, not all of it. */
+ * down.  A message costs the busy cost at that many runnable members
+ * (ecoi_busy_at) on one core, their share of it (at least the pair's
+ * alpha): the library does not know how many cores its hosts share (on
+ * separate machines none; eco-sim --cores is told).  Measured on the six
+ * shipped topologies (doc/scale.md), a barrier's message took 0.25 to
+ * 0.85 of the busy cost, not all of it. */
 static double barrier_time(const pm *p, const eco_tree *t)
 {
     pm q = *p;
@@ -1967,9 +2001,9 @@ static double barrier_time(const pm *p, const eco_tree *t)
         inner += t->child_off[m + 1] > t->child_off[m];
     if (t->n < 2 || inner == 0)
         return 0.0;
-    q.busy = p->busy * (t->n - inner) / t->n;
+    q.busy = ecoi_busy_at(p->busy, 0.0, t->n - inner, t->n, 1.0);
     up = tree_gather(&q, t, 0);
-    q.busy = p->busy * inner / t->n;
+    q.busy = ecoi_busy_at(p->busy, 0.0, inner, t->n, 1.0);
     down = tree_gather(&q, t, 0);
     return up + down;
 }

@@ -129,6 +129,7 @@ struct ecoi_sim {
     int data;
     int *heap, nheap;              /* ready members by (key, rank) */
     int nblocked;
+    int ndone;                     /* members whose body returned */
     int cancel;                    /* threads that must not run the body */
 #if SIM_FIBERS
     ucontext_t main_uc;            /* ecoi_sim_run's */
@@ -162,6 +163,10 @@ void ecoi_sim_costs_default(ecoi_sim_costs *c)
                              * (eco-sim --mtu: store and forward) */
     c->frame_bytes = 0;     /* a link carries only the message (eco-sim
                              * --frame: its packets' headers too) */
+    c->cores = 0;           /* every host its own CPUs: alpha_hosts
+                             * whatever runs (eco-sim --cores) */
+    c->busy_members = 0;
+    c->alpha_quiet = 0;
     ecoi_model_free(d);
 }
 
@@ -492,9 +497,19 @@ static void sim_combine(size_t bytes)
         running->cur->clock += running->c.gamma * (double)bytes;
 }
 
+/* A message between hosts costs alpha_hosts while busy_members run; on
+ * shared cores what it costs at the members runnable now (ecoi_busy_at):
+ * all but those blocked for a message nobody sent yet and those done.  A
+ * member waiting for a message on its way counts: on netbed the kernel
+ * copies its bytes through the emulated links on the same cores. */
 static double alpha_between(const ecoi_sim *s, const smember *a, const smember *b)
 {
-    return a->host == b->host ? s->c.alpha_tasks : s->c.alpha_hosts;
+    if (a->host == b->host)
+        return s->c.alpha_tasks;
+    if (s->c.busy_members <= 0)
+        return s->c.alpha_hosts;
+    return ecoi_busy_at(s->c.alpha_hosts, s->c.alpha_quiet, s->n - s->nblocked - s->ndone,
+                        s->c.busy_members, s->c.cores);
 }
 
 static unsigned key_hash(int tag, const ecoi_sig *g)
@@ -946,6 +961,7 @@ static void fiber_main(int rank)
 
     s->body(rank, s->arg);
     me->state = M_DONE;
+    s->ndone++;
     switch_from(s, me);
 }
 
@@ -993,7 +1009,7 @@ int ecoi_sim_run(ecoi_sim *s, void (*body)(int rank, void *arg), void *arg,
     s->body = body;
     s->arg = arg;
     s->nheap = 0;
-    s->nblocked = 0;
+    s->nblocked = s->ndone = 0;
     s->stack_bytes = ((stack_bytes ? stack_bytes : 128 * 1024) + page - 1) / page * page;
     /* Every stack first (mapped, touched only as deep as it is used), so
      * that nothing runs when one cannot be made. */
@@ -1025,6 +1041,7 @@ static void *member_main(void *arg)
         return NULL;
     s->body(me->rank, s->arg);
     me->state = M_DONE;
+    s->ndone++;
     switch_from(s, me);
     return NULL;
 }
@@ -1041,7 +1058,7 @@ int ecoi_sim_run(ecoi_sim *s, void (*body)(int rank, void *arg), void *arg,
     s->arg = arg;
     s->cancel = 0;
     s->nheap = 0;
-    s->nblocked = 0;
+    s->nblocked = s->ndone = 0;
     if (pthread_attr_init(&attr) != 0)
         return ECO_ERR_NOMEM;
     pthread_attr_setstacksize(&attr, stack_bytes ? stack_bytes : 128 * 1024);

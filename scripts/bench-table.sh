@@ -13,13 +13,15 @@
 # the run's subnet file OUTDIR/subnets, and the table sets the measured
 # median beside the simulated one and the model's prediction, with their
 # ratios (the accuracy table of doc/scale.md); OUTDIR/OP.sim keeps
-# eco-sim's output.  ECO_SIM_OPTS: more options for eco-sim (e.g.
-# "--burst netbed --mtu 0").
+# eco-sim's output.  eco-sim times the acknowledgements as eco-bench does
+# (--acks) and takes netbed's hosts to share this machine's cores
+# (--cores, ECO_SIM_CORES: default nproc).  ECO_SIM_OPTS: more options
+# for eco-sim (e.g. "--burst netbed --mtu 0").
 set -eu
 sim=""
 case ${1:-} in
     -h|--help)
-        sed -n '3,18s/^# \{0,1\}//p' "$0"
+        sed -n '3,20s/^# \{0,1\}//p' "$0"
         exit 0 ;;
     --sim)
         [ $# -ge 3 ] || { echo "Usage: $0 --sim TOPOLOGY OUTDIR [OPS]" >&2; exit 2; }
@@ -74,6 +76,7 @@ if [ -z "$sim" ]; then
 else
     [ -x "$tools/eco-sim" ] || { echo "bench-table: build eco-sim first" >&2; exit 1; }
     [ -f "$out/subnets" ] || { echo "bench-table: $out/subnets: no subnet file" >&2; exit 1; }
+    cores=${ECO_SIM_CORES:-$(nproc 2>/dev/null || echo 0)}
     echo "| op | bytes | bound ms | measured ms (chose) | simulated ms (chose) | simulated / measured | predicted ms | predicted / measured |"
     echo "|---|---:|---:|---|---|---:|---:|---:|"
 fi
@@ -88,7 +91,8 @@ for op in $ops; do
     sizes=$(rows "$out/$op.txt" | awk '{ printf "%s%s", (NR > 1 ? "," : ""), $1 }')
     [ -n "$sizes" ] || continue
     "$tools/eco-sim" --topology "$sim" --subnets "$out/subnets" --op "$op" --sizes "$sizes" \
-        --patterns eco ${ECO_SIM_OPTS:-} > "$out/$op.sim" 2> "$out/$op.sim.err" ||
+        --patterns eco --acks --cores "$cores" ${ECO_SIM_OPTS:-} \
+        > "$out/$op.sim" 2> "$out/$op.sim.err" ||
         { echo "bench-table: eco-sim failed for $op (see $out/$op.sim.err)" >&2; exit 1; }
     rows "$out/$op.sim" > "$out/$op.sim.rows"
     rows "$out/$op.txt" | awk -v op="$op" -v simrows="$out/$op.sim.rows" "$fmt"'

@@ -698,6 +698,29 @@ static void test_select_busy(void)
     eco_map_free(m);
 }
 
+/* The busy cost at fewer members running (ecoi_busy_at): the measured
+ * busy cost (switched8's 87 us a message, its 8 hosts on netbed's 2
+ * cores) is each message's CPU time shared: 4 running pay half of it, 2
+ * or 1 a quarter (a core each), never less than the quiet cost, twice it
+ * at 16; on cores of their own (0, or a core each) the busy cost. */
+static void test_busy_at(void)
+{
+    const double busy = 87e-6;
+
+    CU_ASSERT_DOUBLE_EQUAL(ecoi_busy_at(busy, 0.0, 8, 8, 2), busy, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(ecoi_busy_at(busy, 0.0, 4, 8, 2), busy / 2, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(ecoi_busy_at(busy, 0.0, 2, 8, 2), busy / 4, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(ecoi_busy_at(busy, 0.0, 1, 8, 2), busy / 4, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(ecoi_busy_at(busy, 12e-6, 1, 8, 2), busy / 4, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(ecoi_busy_at(busy, 30e-6, 1, 8, 2), 30e-6, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(ecoi_busy_at(busy, 0.0, 16, 8, 2), 2 * busy, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(ecoi_busy_at(busy, 0.0, 1, 8, 1), busy / 8, 1e-12);
+    CU_ASSERT_EQUAL(ecoi_busy_at(busy, 0.0, 1, 8, 0), busy);
+    CU_ASSERT_EQUAL(ecoi_busy_at(busy, 0.0, 1, 8, 8), busy);
+    CU_ASSERT_EQUAL(ecoi_busy_at(busy, 0.0, 3, 8, 16), busy);
+    CU_ASSERT_EQUAL(ecoi_busy_at(busy, 0.0, 1, 0, 2), busy);
+}
+
 /* The lock-step step (ecoi_model.step, what eco-characterize's ring,
  * where every probe sends one short message and waits for its own, takes
  * beyond its links' time): the ring's steps and recursive doubling's
@@ -2014,6 +2037,7 @@ static const eco_unit_test tests[] = {
     { "recursive doubling, 1 to 17 members", test_rdouble_sizes },
     { "selection on planted models", test_select_planted },
     { "the busy cost in the predictions", test_select_busy },
+    { "the busy cost at fewer members running", test_busy_at },
     { "selection with a lock-step step", test_select_step },
     { "selection with a forward cost: the shallower tree", test_select_forward },
     { "all-to-all's streams and the links' queues", test_select_incast },
