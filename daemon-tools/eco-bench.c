@@ -375,7 +375,8 @@ static double iteration(bench *B, int pattern, int op, int count, int timed)
     }
     late = B->me != B->s.root && st > 0.0;
     if (B->me == B->s.root)
-        t0 = B->s.start == START_AGREED ? st : now();
+        /* pingpong: one pair at a time, nothing to agree on */
+        t0 = B->s.start == START_AGREED && op != OP_PINGPONG ? st : now();
     rc = pattern == 1 ? run_pvm(B, op, count) : run_eco(B, op, count);
     if (rc == NO_OP)    /* every member alike: the pattern has no such op */
         return -2;
@@ -528,7 +529,9 @@ static void print_table(const setup *s, const result *res, const double *limit)
 {
     const int eco = eco_column(s, res);
 
-    printf("# %s: completion time, median (minimum) in ms over %d iterations", op_names[s->op], s->iters);
+    printf("# %s: completion time, median (minimum) in ms over %d iterations from %s",
+           op_names[s->op], s->iters,
+           s->start == START_AGREED ? "an agreed start" : "the barrier's release");
     printf("%s\n", eco >= 0 ? "; xN = times eco's median" : "");
     printf("%10s", "bytes");
     if (limit)

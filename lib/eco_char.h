@@ -150,8 +150,12 @@ typedef struct ecoc_degree {
 #define ECOC_MODEL_STEPS 32          /* steps of a round of the lock-step
                                       * ring: enough that the start, GO
                                       * after GO, is a small part of it */
-#define ECOC_MODEL_STEPS_LONG 8      /* steps of a round of the lock-step
-                                      * ring of `big` bytes: each is long */
+#define ECOC_MODEL_STEPS_LONG ECOC_MODEL_STEPS /* steps of a round of the
+                                      * lock-step ring of `big` bytes: as
+                                      * many as the short ring's, so that
+                                      * the start's skew (GO after GO) is
+                                      * the same per step in both and
+                                      * cancels in the stepbyte */
 #define ECOC_MODEL_SUSTAIN 131072    /* bytes the long stream of a link's
                                       * per-byte cost carries past the short
                                       * one's: well past a shaped link's burst */

@@ -628,6 +628,18 @@ static double msg(const pm *p, int a, int b, double bytes)
     return c.alpha + c.beta * bytes;
 }
 
+/* The share of the stepbyte (measured with every member sending) that a
+ * step pays when `senders` of the p->n members send at once: what each
+ * byte's copies cost beyond a quiet one grows with the processes that
+ * share the cores, as a message's busy cost does (ecoi_busy_at, on one
+ * core: the model does not know how many its hosts share), 0 with one
+ * sender, all of it with every member (all-to-all's leaders' rounds
+ * pay (S - 1) / (n - 1) of it). */
+static double step_share(const pm *p, int senders)
+{
+    return p->n > 1 ? fmin(1.0, fmax(0.0, (double)(senders - 1) / (p->n - 1))) : 0.0;
+}
+
 /* One message of `bytes` from a to b in a lock-step step: every member
  * sends one and waits for its own before the next (a ring's steps,
  * recursive doubling's rounds), so that it costs its quiet time and the
@@ -635,11 +647,13 @@ static double msg(const pm *p, int a, int b, double bytes)
  * whichever is more; each byte its link's beta and what a byte adds
  * when every member sends a long one at once (ecoi_model.stepbyte: on
  * switched8.topo a round of recursive doubling's 16,000 bytes took ~2 ms
- * where the link's beta gives 1.3). */
-static double msg_step(const pm *p, int a, int b, double bytes)
+ * where the link's beta gives 1.3), in the share of it that `senders`
+ * of the members sending at once pay (step_share). */
+static double msg_step(const pm *p, int a, int b, double bytes, int senders)
 {
     ecoi_cost q = pair_cost_quiet(p, a, b);
-    return fmax(q.alpha + p->step, p->busy) + (q.beta + p->stepbyte) * bytes;
+    return fmax(q.alpha + p->step, p->busy) +
+           (q.beta + p->stepbyte * step_share(p, senders)) * bytes;
 }
 
 /* What a byte costs a member's host's own link: its rate (host_rate),
@@ -1857,7 +1871,7 @@ static double ring_time(const pm *p, const int *ring, double bytes)
     double step = 0.0;
 
     for (int i = 0; i < p->n && p->n > 1; i++)
-        step = fmax(step, msg_step(p, ring[i], ring[(i + 1) % p->n], bytes));
+        step = fmax(step, msg_step(p, ring[i], ring[(i + 1) % p->n], bytes, p->n));
     return (p->n - 1) * step;
 }
 
@@ -1874,7 +1888,7 @@ static double round_time(const pm *p, loads *l, const int *from, const int *to,
     for (int i = 0; i < k; i++) {
         double g = combine ? len[i] : 0.0;
         loads_add(p, l, from[i], to[i], len[i], g);
-        lat = fmax(lat, msg_step(p, from[i], to[i], len[i]) + g * GAMMA);
+        lat = fmax(lat, msg_step(p, from[i], to[i], len[i], k) + g * GAMMA);
     }
     return k > 0 ? fmax(lat, loads_max(p, l)) : 0.0;
 }
