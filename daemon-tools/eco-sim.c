@@ -637,7 +637,9 @@ static int setup(sim_run *R, const options *o, const ecoi_topo *t, const ecoi_si
          * busy cost says (PVM's per message when every host sends: one
          * probe on each of the file's hosts), on --cores shared cores
          * less while fewer members run (ecoi_busy_at), at least the
-         * least one-way alpha of a pair; unless --alpha says otherwise. */
+         * least one-way alpha of a pair, and each byte the stepbyte in
+         * the share of the members running (ecoi_step_share); unless
+         * --alpha says otherwise. */
         ecoi_sim_costs cc = *c;
         if (o->subnets && o->alpha < 0 && m->model && m->model->busy > 0) {
             int S = m->model->nsubnets;
@@ -645,6 +647,7 @@ static int setup(sim_run *R, const options *o, const ecoi_topo *t, const ecoi_si
             cc.busy_members = m->nhosts;
             cc.cores = o->cores;
             cc.alpha_quiet = S > 0 ? m->model->link[0].alpha : 0;
+            cc.stepbyte = m->model->stepbyte;
             for (int k = 1; k < S * S; k++)
                 cc.alpha_quiet = fmin(cc.alpha_quiet, m->model->link[k].alpha);
         }

@@ -376,6 +376,11 @@ double ecoi_model_busy(const ecoi_model *m);
  * at least quiet (select.c). */
 double ecoi_busy_at(double busy, double quiet, double runnable, double members,
                     double cores);
+/* The share of the stepbyte (ecoi_model.stepbyte: what a byte of a long
+ * message adds while `members` run, measured) that a byte pays while
+ * `runnable` run on `cores` shared cores (<= 0: not known, taken as 1):
+ * (runnable - cores) / (members - cores), 0 to 1 (select.c). */
+double ecoi_step_share(double runnable, double members, double cores);
 /* The seconds a lock-step step (every member sends one message and waits
  * for its own) costs beyond its message's quiet time: m's measured step,
  * else 0. */

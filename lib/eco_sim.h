@@ -62,6 +62,11 @@ typedef struct ecoi_sim_costs {
                            * the machine's); 0: each host its own */
     double alpha_quiet;   /* the least a message between hosts costs (one
                            * member running); 0: no floor */
+    double stepbyte;      /* what a byte of a message between hosts adds
+                           * while busy_members run (a measured
+                           * ecoi_model.stepbyte), in the share
+                           * ecoi_step_share gives while fewer do, half at
+                           * each end; 0: nothing */
 } ecoi_sim_costs;
 
 /* PVM's socket buffer on a direct route (TTSOCKBUF; select.c's

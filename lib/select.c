@@ -147,6 +147,17 @@ double ecoi_model_busy(const ecoi_model *m)
  * the rule charges too much: their barriers simulate at up to 1.53 and
  * 1.36 of the measured.
  */
+/* A byte's copies cost w of a core; with r processes on c cores each
+ * gets c / r of one, so a byte costs w r / c, w (r / c - 1) more than
+ * quiet: stepbyte at r = members, so the excess at r is stepbyte x
+ * (r - c) / (members - c), none while r <= c. */
+double ecoi_step_share(double runnable, double members, double cores)
+{
+    const double c = cores > 0.0 ? cores : 1.0;
+
+    return members > c ? fmin(1.0, fmax(0.0, (runnable - c) / (members - c))) : 0.0;
+}
+
 double ecoi_busy_at(double busy, double quiet, double runnable, double members, double cores)
 {
     if (cores <= 0.0 || members <= 0.0)
@@ -629,15 +640,14 @@ static double msg(const pm *p, int a, int b, double bytes)
 }
 
 /* The share of the stepbyte (measured with every member sending) that a
- * step pays when `senders` of the p->n members send at once: what each
- * byte's copies cost beyond a quiet one grows with the processes that
- * share the cores, as a message's busy cost does (ecoi_busy_at, on one
- * core: the model does not know how many its hosts share), 0 with one
- * sender, all of it with every member (all-to-all's leaders' rounds
- * pay (S - 1) / (n - 1) of it). */
+ * step pays when `senders` of the p->n members send at once
+ * (ecoi_step_share, on one core, as the barrier's busy cost: the model
+ * does not know how many its hosts share): 0 with one sender, all of it
+ * with every member (all-to-all's leaders' rounds pay (S - 1) / (n - 1)
+ * of it). */
 static double step_share(const pm *p, int senders)
 {
-    return p->n > 1 ? fmin(1.0, fmax(0.0, (double)(senders - 1) / (p->n - 1))) : 0.0;
+    return ecoi_step_share(senders, p->n, 1.0);
 }
 
 /* One message of `bytes` from a to b in a lock-step step: every member

@@ -167,6 +167,7 @@ void ecoi_sim_costs_default(ecoi_sim_costs *c)
                              * whatever runs (eco-sim --cores) */
     c->busy_members = 0;
     c->alpha_quiet = 0;
+    c->stepbyte = 0;
     ecoi_model_free(d);
 }
 
@@ -512,6 +513,18 @@ static double alpha_between(const ecoi_sim *s, const smember *a, const smember *
                         s->c.busy_members, s->c.cores);
 }
 
+/* What `bytes` of a message between a and b add at one end (half of it
+ * at each) while the members runnable now copy theirs on the shared
+ * cores (ecoi_sim_costs.stepbyte, ecoi_step_share). */
+static double bytes_between(const ecoi_sim *s, const smember *a, const smember *b,
+                            double bytes)
+{
+    if (a->host == b->host || s->c.stepbyte <= 0 || s->c.busy_members <= 0)
+        return 0.0;
+    return s->c.stepbyte * bytes / 2 *
+           ecoi_step_share(s->n - s->nblocked - s->ndone, s->c.busy_members, s->c.cores);
+}
+
 static unsigned key_hash(int tag, const ecoi_sig *g)
 {
     const int v[6] = { tag, g->kind, g->root, g->count, g->datatype, g->op };
@@ -632,7 +645,7 @@ static int post(ecoi_sim *s, smember *me, int dest, int tag, const ecoi_sig *sig
     flight fl;
     int key;
 
-    me->clock += alpha_between(s, me, d) / 2;
+    me->clock += alpha_between(s, me, d) / 2 + bytes_between(s, me, d, (double)bytes);
     yield_at(s, me, me->clock);
     c = d->tail;    /* after the yield: others post to d meanwhile */
     if ((key = intern(s, tag, sig)) < 0)
@@ -782,7 +795,8 @@ static int s_get(ecoi_transport *t, int src, int tag, void *buf, size_t count,
     take(me, c, prev, at);
     me->clock = fmax(me->clock, m.arrive);
     yield_at(s, me, me->clock);
-    me->clock += alpha_between(s, me, &s->m[src]) / 2;
+    me->clock += alpha_between(s, me, &s->m[src]) / 2 +
+                 bytes_between(s, me, &s->m[src], (double)m.bytes);
     for (int i = 0; i < nfwd && rc == ECO_OK; i++)
         rc = fwd[i] < 0 || fwd[i] >= s->n
             ? ECO_ERR_ARG : post(s, me, fwd[i], tag, &k.sig, data, (size_t)m.bytes);
