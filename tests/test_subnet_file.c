@@ -992,7 +992,7 @@ static const bad_case bad_files[] = {
     {HEAD3 "model uplink 0\n", 8, "expected 'model uplink SUBNET BETA'"},
     {HEAD3 "model\n", 8,
      "expected 'model task', 'model link', 'model uplink', 'model busy', 'model step', "
-     "'model burst' or 'model forward', not 'model '"},
+     "'model burst', 'model forward' or 'model stepbyte', not 'model '"},
     {HEAD3 "model links 0 1 1 1\n", 8, "not 'model links'"},
     {HEAD3 "model task -1e-05 0\n", 8, "bad alpha '-1e-05' (a number >= 0)"},
     {HEAD3 "model task 0 nan\n", 8, "bad beta 'nan'"},
