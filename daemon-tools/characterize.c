@@ -1192,16 +1192,23 @@ static int measure_step(master *m, ecoi_model *mo)
 
 /* Probe a's `trials` samples of `rounds` round trips of `size` bytes
  * through probe b to probe c and back (ECOC_CMD_RELAY): the least
- * seconds per round trip in *out. */
+ * seconds per round trip in *out.  A relay that fails but answers (an
+ * echo late or lost, a status or times that are no measurement) is no
+ * failure of the run: ECOC_OK with why set, *out untouched; probe a has
+ * answered, so it is back at the master's word, and any echo still on
+ * its way carries a sequence number no later relay takes (eco-probe.c). */
 static int relay_min(master *m, int a, int b, int c, int size, int rounds, const char *what,
-                     double *out)
+                     double *out, char *why, size_t wlen)
 {
     int cmd = ECOC_CMD_RELAY, trials = m->o->trials, status = -1, bid, rc = ECOC_OK;
+    int wait = ECOC_RELAY_WAIT_MS; /* per echo; within the master's own */
     double *t = malloc((size_t)trials * sizeof *t);
     ecoc_stat st;
 
     if (!t)
         return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    if (m->o->timeout > 0 && m->o->timeout * 250.0 < wait)
+        wait = (int)(m->o->timeout * 250.0) > 0 ? (int)(m->o->timeout * 250.0) : 1;
     pvm_initsend(PvmDataDefault);
     pvm_pkint(&cmd, 1, 1);
     pvm_pkint(&m->tid[b], 1, 1);
@@ -1209,17 +1216,27 @@ static int relay_min(master *m, int a, int b, int c, int size, int rounds, const
     pvm_pkint(&size, 1, 1);
     pvm_pkint(&rounds, 1, 1);
     pvm_pkint(&trials, 1, 1);
+    pvm_pkint(&wait, 1, 1);
     if (pvm_send(m->tid[a], ECOC_TAG_CMD) < 0)
         rc = fail(m, ECOC_FAILED, "cannot reach the probe on %s", m->r->host[a].name);
     else if ((bid = wait_for(m, m->tid[a], ECOC_TAG_RESULT, what)) < 0)
         rc = -bid;
     else {
-        if (pvm_upkint(&status, 1, 1) < 0 || status != 0 || pvm_upkdouble(t, trials, 1) < 0)
-            rc = fail(m, ECOC_FAILED, "the probe on %s could not measure %s",
-                      m->r->host[a].name, what);
+        if (pvm_upkint(&status, 1, 1) >= 0 && status == ECOC_RELAY_LATE)
+            snprintf(why, wlen, "an echo did not come back within %d ms", wait);
+        else if (status != 0)
+            snprintf(why, wlen, "the probe on %s could not measure it (status %d)",
+                     m->r->host[a].name, status);
+        else if (pvm_upkdouble(t, trials, 1) < 0)
+            snprintf(why, wlen, "the probe on %s answered fewer than %d times",
+                     m->r->host[a].name, trials);
+        for (int i = 0; i < trials && !why[0]; i++)
+            if (!(t[i] > 0.0 && t[i] < 1e6)) /* NaN fails both */
+                snprintf(why, wlen, "the probe on %s answered a time that is none (%g)",
+                         m->r->host[a].name, t[i]);
         pvm_freebuf(bid);
     }
-    if (rc == ECOC_OK) {
+    if (rc == ECOC_OK && !why[0]) {
         ecoc_stat_of(t, trials, &st);
         *out = st.min;
     }
@@ -1251,7 +1268,9 @@ static int relay_hosts(int **mem, const int *cnt, int ns, int *h)
  * one-way time, the model's cost of that hop (half a round trip, half
  * its echo included: a hop and the forward together are what the extra
  * leg took).  Three hosts of one subnet (relay_hosts); no subnet of 3
- * hosts: not measured (0). */
+ * hosts: not measured (0).  A relay that fails (relay_min: a probe of
+ * an older build, one that drops or mangles relays) is not measured
+ * either, with a warning: the forward is optional, the run goes on. */
 static int measure_forward(master *m, int **mem, const int *cnt, int ns, ecoi_model *mo)
 {
     ecoc_result *r = m->r;
@@ -1263,10 +1282,19 @@ static int measure_forward(master *m, int **mem, const int *cnt, int ns, ecoi_mo
         return ECOC_OK;
     snprintf(what, sizeof what, "model: %s via %s to %s", r->host[h[0]].name,
              r->host[h[1]].name, r->host[h[2]].name);
+    mi->relay_failed[0] = '\0';
     if ((rc = model_step(m, what)) != ECOC_OK ||
-        (rc = relay_min(m, h[0], h[1], h[2], ECOC_MODEL_SMALL, rounds, what,
-                        &mi->relay_trip)) != ECOC_OK ||
-        (rc = min_time(m, m->tid[h[0]], m->tid[h[2]], ECOC_MODEL_SMALL, rounds,
+        (rc = relay_min(m, h[0], h[1], h[2], ECOC_MODEL_SMALL, rounds, what, &mi->relay_trip,
+                        mi->relay_failed, sizeof mi->relay_failed)) != ECOC_OK)
+        return rc;
+    if (mi->relay_failed[0]) {
+        model_done(m);
+        return ecoc_warn(r, "the relay %s via %s to %s failed (%s): the forward cost is not "
+                         "measured (0)", r->host[h[0]].name, r->host[h[1]].name,
+                         r->host[h[2]].name, mi->relay_failed) == ECO_OK
+            ? ECOC_OK : fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    }
+    if ((rc = min_time(m, m->tid[h[0]], m->tid[h[2]], ECOC_MODEL_SMALL, rounds,
                        r->host[h[0]].name, what, &mi->relay_direct)) != ECOC_OK ||
         (rc = min_time(m, m->tid[h[1]], m->tid[h[2]], ECOC_MODEL_SMALL, rounds,
                        r->host[h[1]].name, what, &mi->relay_leg)) != ECOC_OK)

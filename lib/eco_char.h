@@ -186,6 +186,8 @@ typedef struct ecoc_model_info {
     double relay_leg;   /* via-to's one-way time; the model's forward is
                          * relay_trip - 2 relay_direct - relay_leg, at
                          * least 0 */
+    char relay_failed[256]; /* why the relay failed ("": it did not, or
+                             * was not tried); the forward is then 0 */
 } ecoc_model_info;
 
 typedef struct ecoc_result {
@@ -203,7 +205,14 @@ typedef struct ecoc_result {
     double seconds;          /* wall time of the run */
     ecoc_options opt;        /* what it was measured with */
     ecoc_model_info model;   /* the cost model's measurement (--no-model: 0s) */
+    char *warnings;          /* what the run could not measure but went on
+                              * without, one a line ("...\n"); NULL: none */
 } ecoc_result;
+
+/* Add a warning line to r->warnings: ECO_OK or ECO_ERR_NOMEM. */
+int ecoc_warn(ecoc_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print each warning line as "PROG: warning: LINE" (eco-characterize). */
+void ecoc_print_warnings(const ecoc_result *r, const char *prog, FILE *out);
 
 /* Two-point fit of one-way times t_small at `small` bytes and t_big at
  * `big` (> small) bytes: beta the slope (>= 0), alpha the intercept, or
