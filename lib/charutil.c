@@ -882,6 +882,11 @@ void ecoc_print_summary(const ecoc_result *r, FILE *out)
             ecoc_fmt_clock(r->seconds, b1, sizeof b1));
     fprintf(out, "probes of %d bytes, %d samples of %d round trips per pair, threshold %g\n",
             r->opt.size, r->opt.trials, r->opt.rounds, r->opt.threshold);
+    if (r->rechecked > 0)
+        fprintf(out, "%ld pairs measured again (%d more samples in each of %d round%s): "
+                "a split within the noise, %d subnets before, %d after\n", r->rechecked,
+                r->opt.trials, r->recheck_rounds, r->recheck_rounds == 1 ? "" : "s",
+                r->recheck_before, eco_map_nsubnets(r->map));
     print_hops(r, out);
     fprintf(out, "%d subnet%s\n", ns, ns == 1 ? "" : "s");
     if (ns > 0 && survey_of(r->map, &w) != ECO_OK) {
