@@ -15,12 +15,16 @@
  *
  *     c <= (1 + threshold) * (1 + noise) * lo
  *
- * noise: the median, over the measured pairs inside S, inside T and
- * between them, of (median - minimum) / minimum, the samples' own word
- * on how far above its floor a minimum may be.  Between real segments c
- * is many times lo (a router, a slower link: 4 ms against 80 us on the
- * emulated networks), and a quiet machine's noise is small: nothing is
- * doubtful there, and nothing is measured again.  Two subnets of one
+ * noise: the median, over the measured pairs inside S and inside T, of
+ * how far the pair's median sample lies above the floor, median / lo - 1:
+ * where the samples typically land, so that a cross pair's minimum there
+ * cannot be told from an inside pair's that missed the floor.  (A pair's
+ * own spread, median / min - 1, says too little: under load whole pairs
+ * miss the floor, every sample 2 to 3 times it, their spreads 15-40%.)
+ * Between real segments c is many times lo (a router, a slower link: 4
+ * ms against 80 us on the emulated networks), and a quiet machine's
+ * noise is small (uneven's segment of three: 0.24): nothing is doubtful
+ * there, and nothing is measured again.  Two subnets of one
  * host each are not compared (neither has a floor of its own), nor is
  * anything in the cheap mode (it keeps no samples to add to).
  */
@@ -79,9 +83,10 @@ static int groups_of(const ecoc_result *r, groups *g)
 }
 
 /* The least cost among pairs of s's hosts with t's (s == t: inside s),
- * INFINITY when none is measured; with rel, the pairs' relative spreads
- * are appended to rel[*k]. */
-static double least(const ecoc_result *r, const groups *g, int s, int t, double *rel, int *k)
+ * INFINITY when none is measured; with rel, each pair's median as a
+ * multiple of floor, less 1, is appended to rel[*k]. */
+static double least(const ecoc_result *r, const groups *g, int s, int t, double floor,
+                    double *rel, int *k)
 {
     double c = INFINITY;
 
@@ -92,7 +97,7 @@ static double least(const ecoc_result *r, const groups *g, int s, int t, double 
                 continue;
             c = st->min < c ? st->min : c;
             if (rel)
-                rel[(*k)++] = (st->median - st->min) / st->min;
+                rel[(*k)++] = (st->median - floor) / floor;
         }
     return c;
 }
@@ -101,8 +106,8 @@ static double least(const ecoc_result *r, const groups *g, int s, int t, double 
  * ECO_ERR_NOMEM. */
 static int judge(const ecoc_result *r, const groups *g, int s, int t, ecoc_doubt *d)
 {
-    double lo = fmin(least(r, g, s, s, NULL, NULL), least(r, g, t, t, NULL, NULL));
-    double c = least(r, g, s, t, NULL, NULL), f = 1.0 + r->opt.threshold, *rel;
+    double lo = fmin(least(r, g, s, s, 0, NULL, NULL), least(r, g, t, t, 0, NULL, NULL));
+    double c = least(r, g, s, t, 0, NULL, NULL), f = 1.0 + r->opt.threshold, *rel;
     size_t m = (size_t)(g->start[s + 1] - g->start[s]) + (size_t)(g->start[t + 1] - g->start[t]);
     int k = 0;
 
@@ -110,9 +115,8 @@ static int judge(const ecoc_result *r, const groups *g, int s, int t, ecoc_doubt
         return 0;
     if (!(rel = malloc((m * m / 2 + 1) * sizeof *rel)))
         return ECO_ERR_NOMEM;
-    least(r, g, s, s, rel, &k);
-    least(r, g, t, t, rel, &k);
-    least(r, g, s, t, rel, &k);
+    least(r, g, s, s, lo, rel, &k);
+    least(r, g, t, t, lo, rel, &k);
     qsort(rel, (size_t)k, sizeof *rel, cmp_double);
     d->noise = k % 2 ? rel[k / 2] : (rel[k / 2 - 1] + rel[k / 2]) / 2.0;
     free(rel);

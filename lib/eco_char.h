@@ -217,9 +217,9 @@ typedef struct ecoc_result {
 
 /* A split of two subnets that noise can explain (lib/doubtful.c): map
  * subnets s and t, the cheapest pair between them, the floor (the
- * cheaper of their cheapest pairs inside) and the noise (the median
- * relative spread, (median - min) / min, of the pairs in and between
- * them); doubtful when cost <= (1 + threshold) * (1 + noise) * floor. */
+ * cheaper of their cheapest pairs inside) and the noise (the median,
+ * over the pairs inside either, of the pair's median / floor - 1);
+ * doubtful when cost <= (1 + threshold) * (1 + noise) * floor. */
 typedef struct ecoc_doubt {
     int s, t;
     double cost, floor, noise;
