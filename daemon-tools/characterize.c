@@ -121,6 +121,8 @@ typedef struct master {
     int progress_shown;
     int extra;             /* the second probe on host 0 (the task cost), 0: none */
     int home;              /* the map subnet of this program's host, -1: none */
+    double *samp;          /* all pairs: pair i's samples at samp[i * cap], */
+    int *nsamp, cap;       /* nsamp[i] of them (NULL in the cheap mode) */
 } master;
 
 static double now(void)
@@ -530,16 +532,24 @@ static int ping(master *m, int a, int b, int trials, double *t)
                      m->r->host[a].name, what);
 }
 
-/* Record the samples of pair a-b. */
-static int record(master *m, int a, int b, double *t, int n)
+/* Summarize the samples of pair a-b into the result. */
+static int restat(master *m, int a, int b, double *t, int n)
 {
     ecoc_stat st;
 
     ecoc_stat_of(t, n, &st);
     if (ecoc_set_pair(m->r, a, b, &st) != ECO_OK)
         return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
-    m->r->measured++;
     return ECOC_OK;
+}
+
+/* Record the samples of pair a-b: one more pair measured. */
+static int record(master *m, int a, int b, double *t, int n)
+{
+    int rc = restat(m, a, b, t, n);
+
+    m->r->measured += rc == ECOC_OK;
+    return rc;
 }
 
 /* Measure `trials` samples of a pair now (paced as one pair); count `units`. */
@@ -568,10 +578,13 @@ static int all_pairs(master *m)
 {
     int n = m->r->n, trials = m->o->trials, rc = ECOC_OK;
     size_t np = (size_t)n * (n - 1) / 2, k;
-    double *samp = malloc((np * (size_t)trials + 1) * sizeof *samp);
     char label[600];
 
-    if (!samp)
+    /* room for the samples of the rechecks too (recheck_splits) */
+    m->cap = trials * (1 + ECOC_RECHECK_ROUNDS);
+    m->samp = malloc((np * (size_t)m->cap + 1) * sizeof *m->samp);
+    m->nsamp = calloc(np + 1, sizeof *m->nsamp);
+    if (!m->samp || !m->nsamp)
         return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
     m->unit = "pair samples";
     m->left = (long)np * (trials + 1);
@@ -592,13 +605,102 @@ static int all_pairs(master *m)
             for (int b = a + 1; b < n && rc == ECOC_OK; b++, k++) {
                 snprintf(label, sizeof label, "pass %d/%d %s-%s", pass + 1, trials,
                          m->r->host[a].name, m->r->host[b].name);
-                rc = measure(m, a, b, 1, &samp[k * (size_t)trials + (size_t)pass], label);
+                rc = measure(m, a, b, 1, &m->samp[k * (size_t)m->cap + (size_t)m->nsamp[k]++],
+                             label);
             }
     }
     for (int a = 0, i = 0; a < n && rc == ECOC_OK; a++)
         for (int b = a + 1; b < n && rc == ECOC_OK; b++, i++)
-            rc = record(m, a, b, &samp[(size_t)i * (size_t)trials], trials);
-    free(samp);
+            rc = record(m, a, b, &m->samp[(size_t)i * (size_t)m->cap], m->nsamp[i]);
+    return rc;
+}
+
+/* The index of pair a < b among all pairs, in all_pairs' order. */
+static size_t pair_index(int n, int a, int b)
+{
+    return (size_t)a * (size_t)(2 * n - a - 1) / 2 + (size_t)(b - a - 1);
+}
+
+/* `trials` more samples of every pair of marked hosts, in passes as
+ * all_pairs takes them, added to the pairs' samples: the count of
+ * pairs. */
+static int measure_again(master *m, const unsigned char *mark, long *pairs)
+{
+    int n = m->r->n, trials = m->o->trials, rc = ECOC_OK;
+    char label[600];
+
+    *pairs = 0;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            *pairs += mark[a] && mark[b];
+    m->left += *pairs * trials;
+    for (int pass = 0; pass < trials && rc == ECOC_OK; pass++)
+        for (int a = 0; a < n && rc == ECOC_OK; a++)
+            for (int b = a + 1; b < n && rc == ECOC_OK; b++) {
+                size_t i = pair_index(n, a, b);
+                if (!mark[a] || !mark[b])
+                    continue;
+                snprintf(label, sizeof label, "again %d/%d %s-%s", pass + 1, trials,
+                         m->r->host[a].name, m->r->host[b].name);
+                rc = measure(m, a, b, 1, &m->samp[i * (size_t)m->cap + (size_t)m->nsamp[i]++],
+                             label);
+            }
+    for (int a = 0; a < n && rc == ECOC_OK; a++)
+        for (int b = a + 1; b < n && rc == ECOC_OK; b++)
+            if (mark[a] && mark[b])
+                rc = restat(m, a, b, &m->samp[pair_index(n, a, b) * (size_t)m->cap],
+                            m->nsamp[pair_index(n, a, b)]);
+    return rc;
+}
+
+/* The first host of map subnet s, by name. */
+static const char *first_host(const ecoc_result *r, int s)
+{
+    return eco_map_host(r->map, eco_map_subnet_host(r->map, s, 0));
+}
+
+/*
+ * Splits that noise can explain (ecoc_doubtful_splits, lib/doubtful.c)
+ * are not taken on the word of the samples that made them: the pairs of
+ * their subnets are measured again, `trials` more samples each, and the
+ * hosts partitioned again on all the samples, up to ECOC_RECHECK_ROUNDS
+ * times.  A split still doubtful after that is kept, with a warning.  A
+ * quiet machine's splits are between real segments, many times their
+ * floors: nothing is measured again.  Not in the cheap mode.
+ */
+static int recheck_splits(master *m)
+{
+    ecoc_result *r = m->r;
+    unsigned char *mark = malloc((size_t)r->n + 1);
+    int rc = mark && m->samp ? ECOC_OK : ECOC_FAILED, k = 0;
+    ecoc_doubt d;
+
+    if (!mark || !m->samp) {
+        free(mark);
+        return m->samp ? fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM)) : ECOC_OK;
+    }
+    for (int round = 0; rc == ECOC_OK; round++) {
+        long pairs = 0;
+        if ((k = ecoc_doubtful_splits(r, mark, &d)) < 0)
+            rc = fail(m, ECOC_FAILED, "%s", eco_strerror(k));
+        if (rc != ECOC_OK || k == 0 || round == ECOC_RECHECK_ROUNDS)
+            break;
+        if (round == 0)
+            r->recheck_before = eco_map_nsubnets(r->map);
+        if ((rc = measure_again(m, mark, &pairs)) == ECOC_OK)
+            rc = ecoc_result_partition(r, m->err, m->errlen);
+        r->rechecked += pairs;
+        r->recheck_rounds = round + 1;
+    }
+    if (rc == ECOC_OK && k > 0 &&
+        ecoc_warn(r, "%d split%s within the noise, kept after %d round%s of %d more samples "
+                  "per pair: the subnets of %s and %s, %.3g s between them against %.3g s "
+                  "inside, samples %.0f%% above their minima; characterize again on a quieter "
+                  "machine", k, k == 1 ? "" : "s", r->recheck_rounds,
+                  r->recheck_rounds == 1 ? "" : "s", m->o->trials, first_host(r, d.s),
+                  first_host(r, d.t), d.cost, d.floor, 100.0 * d.noise) != ECO_OK)
+        rc = fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    free(mark);
     return rc;
 }
 
@@ -1228,16 +1330,23 @@ static int measure_step(master *m, ecoi_model *mo)
 
 /* Probe a's `trials` samples of `rounds` round trips of `size` bytes
  * through probe b to probe c and back (ECOC_CMD_RELAY): the least
- * seconds per round trip in *out. */
+ * seconds per round trip in *out.  A relay that fails but answers (an
+ * echo late or lost, a status or times that are no measurement) is no
+ * failure of the run: ECOC_OK with why set, *out untouched; probe a has
+ * answered, so it is back at the master's word, and any echo still on
+ * its way carries a sequence number no later relay takes (eco-probe.c). */
 static int relay_min(master *m, int a, int b, int c, int size, int rounds, const char *what,
-                     double *out)
+                     double *out, char *why, size_t wlen)
 {
     int cmd = ECOC_CMD_RELAY, trials = m->o->trials, status = -1, bid, rc = ECOC_OK;
+    int wait = ECOC_RELAY_WAIT_MS; /* per echo; within the master's own */
     double *t = malloc((size_t)trials * sizeof *t);
     ecoc_stat st;
 
     if (!t)
         return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    if (m->o->timeout > 0 && m->o->timeout * 250.0 < wait)
+        wait = (int)(m->o->timeout * 250.0) > 0 ? (int)(m->o->timeout * 250.0) : 1;
     pvm_initsend(PvmDataDefault);
     pvm_pkint(&cmd, 1, 1);
     pvm_pkint(&m->tid[b], 1, 1);
@@ -1245,17 +1354,27 @@ static int relay_min(master *m, int a, int b, int c, int size, int rounds, const
     pvm_pkint(&size, 1, 1);
     pvm_pkint(&rounds, 1, 1);
     pvm_pkint(&trials, 1, 1);
+    pvm_pkint(&wait, 1, 1);
     if (pvm_send(m->tid[a], ECOC_TAG_CMD) < 0)
         rc = fail(m, ECOC_FAILED, "cannot reach the probe on %s", m->r->host[a].name);
     else if ((bid = wait_for(m, m->tid[a], ECOC_TAG_RESULT, what)) < 0)
         rc = -bid;
     else {
-        if (pvm_upkint(&status, 1, 1) < 0 || status != 0 || pvm_upkdouble(t, trials, 1) < 0)
-            rc = fail(m, ECOC_FAILED, "the probe on %s could not measure %s",
-                      m->r->host[a].name, what);
+        if (pvm_upkint(&status, 1, 1) >= 0 && status == ECOC_RELAY_LATE)
+            snprintf(why, wlen, "an echo did not come back within %d ms", wait);
+        else if (status != 0)
+            snprintf(why, wlen, "the probe on %s could not measure it (status %d)",
+                     m->r->host[a].name, status);
+        else if (pvm_upkdouble(t, trials, 1) < 0)
+            snprintf(why, wlen, "the probe on %s answered fewer than %d times",
+                     m->r->host[a].name, trials);
+        for (int i = 0; i < trials && !why[0]; i++)
+            if (!(t[i] > 0.0 && t[i] < 1e6)) /* NaN fails both */
+                snprintf(why, wlen, "the probe on %s answered a time that is none (%g)",
+                         m->r->host[a].name, t[i]);
         pvm_freebuf(bid);
     }
-    if (rc == ECOC_OK) {
+    if (rc == ECOC_OK && !why[0]) {
         ecoc_stat_of(t, trials, &st);
         *out = st.min;
     }
@@ -1287,7 +1406,9 @@ static int relay_hosts(int **mem, const int *cnt, int ns, int *h)
  * one-way time, the model's cost of that hop (half a round trip, half
  * its echo included: a hop and the forward together are what the extra
  * leg took).  Three hosts of one subnet (relay_hosts); no subnet of 3
- * hosts: not measured (0). */
+ * hosts: not measured (0).  A relay that fails (relay_min: a probe of
+ * an older build, one that drops or mangles relays) is not measured
+ * either, with a warning: the forward is optional, the run goes on. */
 static int measure_forward(master *m, int **mem, const int *cnt, int ns, ecoi_model *mo)
 {
     ecoc_result *r = m->r;
@@ -1299,10 +1420,19 @@ static int measure_forward(master *m, int **mem, const int *cnt, int ns, ecoi_mo
         return ECOC_OK;
     snprintf(what, sizeof what, "model: %s via %s to %s", r->host[h[0]].name,
              r->host[h[1]].name, r->host[h[2]].name);
+    mi->relay_failed[0] = '\0';
     if ((rc = model_step(m, what)) != ECOC_OK ||
-        (rc = relay_min(m, h[0], h[1], h[2], ECOC_MODEL_SMALL, rounds, what,
-                        &mi->relay_trip)) != ECOC_OK ||
-        (rc = min_time(m, m->tid[h[0]], m->tid[h[2]], ECOC_MODEL_SMALL, rounds,
+        (rc = relay_min(m, h[0], h[1], h[2], ECOC_MODEL_SMALL, rounds, what, &mi->relay_trip,
+                        mi->relay_failed, sizeof mi->relay_failed)) != ECOC_OK)
+        return rc;
+    if (mi->relay_failed[0]) {
+        model_done(m);
+        return ecoc_warn(r, "the relay %s via %s to %s failed (%s): the forward cost is not "
+                         "measured (0)", r->host[h[0]].name, r->host[h[1]].name,
+                         r->host[h[2]].name, mi->relay_failed) == ECO_OK
+            ? ECOC_OK : fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    }
+    if ((rc = min_time(m, m->tid[h[0]], m->tid[h[2]], ECOC_MODEL_SMALL, rounds,
                        r->host[h[0]].name, what, &mi->relay_direct)) != ECOC_OK ||
         (rc = min_time(m, m->tid[h[1]], m->tid[h[2]], ECOC_MODEL_SMALL, rounds,
                        r->host[h[1]].name, what, &mi->relay_leg)) != ECOC_OK)
@@ -1579,6 +1709,8 @@ static int run(master *m)
         rc = count_hops(m);
     if (rc == ECOC_OK)
         rc = ecoc_result_partition(r, m->err, m->errlen);
+    if (rc == ECOC_OK)
+        rc = recheck_splits(m);
     if (rc == ECOC_OK && m->o->model)
         rc = measure_model(m);
     if (rc == ECOC_OK)
@@ -1621,6 +1753,8 @@ int ecoc_characterize(const ecoc_options *o, ecoc_result *r, char *err, size_t e
     free(m.tid);
     free(m.dtid);
     free(m.dtids);
+    free(m.samp);
+    free(m.nsamp);
     if (rc != ECOC_OK)
         ecoc_result_free(r);
     return rc;

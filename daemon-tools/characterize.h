@@ -72,9 +72,14 @@ enum {
     ECOC_TAG_STEP,                      /* probe -> next probe: one lock-step
                                          * step's message */
     ECOC_TAG_RELAY,                     /* probe -> probe: pass it on (next
-                                         * tid, origin tid, data) */
-    ECOC_TAG_RELAYED                    /* probe -> probe: passed on; echo it
-                                         * to its origin as ECHO_BACK */
+                                         * tid, origin tid, sequence, length,
+                                         * data; XDR) */
+    ECOC_TAG_RELAYED,                   /* probe -> probe: passed on; echo it
+                                         * to its origin as RELAY_BACK */
+    ECOC_TAG_RELAY_BACK                 /* probe -> origin probe: the relay's
+                                         * echo, its own tag: only the relay
+                                         * whose sequence it carries takes it,
+                                         * a late one no ping nor later relay */
 };
 enum {
     ECOC_CMD_QUIT = 1,   /* (nothing) */
@@ -99,14 +104,21 @@ enum {
                             to next (ECOC_TAG_STEP), then the wait for prev's.
                             Every probe of a ring runs it at once: a step is
                             a message's latency with every host sending */
-    ECOC_CMD_RELAY = 8   /* via tid, to tid, size, rounds, trials -> status,
-                            trials doubles: seconds per round trip through a
-                            middle member, each the mean of `rounds`: a
-                            message of size bytes to via (ECOC_TAG_RELAY),
-                            which unpacks it, packs it again and sends it to
-                            `to` (ECOC_TAG_RELAYED), which echoes it back
-                            (ECOC_TAG_ECHO_BACK): the cost model's forward */
+    ECOC_CMD_RELAY = 8   /* via tid, to tid, size, rounds, trials, wait ms
+                            -> status, trials doubles: seconds per round trip
+                            through a middle member, each the mean of
+                            `rounds`: a message of size bytes to via
+                            (ECOC_TAG_RELAY), which unpacks it, packs it
+                            again and sends it to `to` (ECOC_TAG_RELAYED),
+                            which echoes it back (ECOC_TAG_RELAY_BACK): the
+                            cost model's forward.  Status ECOC_RELAY_LATE:
+                            an echo did not come within `wait` ms (a via or
+                            to that drops or mangles relays) */
 };
+/* A relay's status when an echo is late (ECOC_CMD_RELAY), and the wait
+ * for one when the master gives none (a master of an older build). */
+#define ECOC_RELAY_LATE (-2)
+#define ECOC_RELAY_WAIT_MS 5000
 
 /* Strings travel as an int length, then that many bytes (pvm_pkbyte), no
  * terminator: pvm_upkstr writes whatever length the sender packed, these

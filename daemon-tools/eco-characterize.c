@@ -163,6 +163,7 @@ static int characterize(const cli *c)
         fprintf(stderr, PROG ": %s; %s\n", err, keep);
         return rc == ECOC_INTERRUPTED ? 128 + (int)ecoc_stop : rc;
     }
+    ecoc_print_warnings(&r, PROG, stderr);
     rc = ecoc_commit(&r, c->output, c->matrix, err, sizeof err);
     if (rc != ECOC_OK) {
         fprintf(stderr, PROG ": cannot write: %s\n", err);

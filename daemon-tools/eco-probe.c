@@ -41,14 +41,25 @@
  * and echoes ECHO messages of other probes back to their sender, unread;
  * passes a RELAY on to the probe it names, unpacked and packed again
  * (what a collective's middle member does), and echoes a RELAYED one to
- * the probe it started from; drops SINK messages and acknowledges
- * SINK_END (a stream's end).  A
+ * the probe it started from (RELAY_BACK); drops SINK messages and
+ * acknowledges SINK_END (a stream's end).  A relay's messages are XDR
+ * (PvmDataDefault) like every other message with ids: a probe of another
+ * byte order reads them right.  They carry the origin's sequence number
+ * of the relay: an echo that comes after its relay gave up (a slow or
+ * broken middle member) is dropped, never taken for a later one's.  A
  * STEP is neither: it stays in PVM's queue until the step that waits
  * for it (step_match), though it arrive during another wait.
  * Direct task-to-task routing.  It exits when its parent does.
+ *
+ * For tests only, ECO_PROBE_TEST_FAULT (passed through PVM_EXPORT) makes
+ * it a broken relay member: "relay-drop" drops RELAY messages (a build
+ * before RELAY), "relay-stale" passes them on with another sequence
+ * number (an echo that is not this relay's), "relay-nan" answers its
+ * own RELAY command with times that are not numbers.
  */
 #include "config.h"
 
+#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -72,53 +83,77 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Send back an ECHO (or a RELAYED message) to `to`, unchanged: the
- * received buffer becomes the send buffer; the previous send buffer is
- * freed. */
-static void echo(int to)
+static const char *fault = ""; /* ECO_PROBE_TEST_FAULT: tests only */
+
+/* Send the received message back to `to` with tag, unchanged (an ECHO
+ * as ECHO_BACK, a RELAYED one as RELAY_BACK): the received buffer
+ * becomes the send buffer; the previous send buffer is freed. */
+static void echo(int to, int tag)
 {
     int old = pvm_setsbuf(pvm_getrbuf());
 
     if (old > 0)
         pvm_freebuf(old);
-    pvm_send(to, ECOC_TAG_ECHO_BACK);
+    pvm_send(to, tag);
 }
 
-/* A RELAY (next tid, origin tid, data) in the receive buffer: its data
- * unpacked, packed again into a message of its own and sent on to next
- * as RELAYED, as a collective's middle member takes a message in and
+/* A relay message's head: next tid, origin tid, sequence, data length. */
+enum { RELAY_NEXT, RELAY_ORIGIN, RELAY_SEQ, RELAY_LEN, RELAY_HEAD };
+
+/* Pack a relay message into a new XDR send buffer (the caller's is
+ * kept, not freed): its id, or -1. */
+static int relay_message(const int *head, const char *data)
+{
+    int sb = pvm_mkbuf(PvmDataDefault), keep;
+
+    if (sb < 0)
+        return -1;
+    keep = pvm_setsbuf(sb);
+    if (pvm_pkint((int *)head, RELAY_HEAD, 1) < 0 ||
+        pvm_pkbyte((char *)data, head[RELAY_LEN], 1) < 0) {
+        pvm_freebuf(sb);
+        sb = -1;
+    }
+    pvm_setsbuf(keep > 0 ? keep : 0);
+    return sb;
+}
+
+/* A RELAY (relay_message) in the receive buffer: its data unpacked,
+ * packed again into a message of its own and sent on to next as
+ * RELAYED, as a collective's middle member takes a message in and
  * passes it on.  The caller's send buffer is kept. */
 static void relay_on(void)
 {
-    int bytes = 0, tag, src, ids[2] = { 0, 0 }, sb, keep;
-    size_t len;
-    char *data;
+    int head[RELAY_HEAD] = { 0 }, sb = -1;
+    char *data = NULL;
 
-    if (pvm_bufinfo(pvm_getrbuf(), &bytes, &tag, &src) < 0 || bytes < 8 ||
-        pvm_upkint(ids, 2, 1) < 0 || ids[0] <= 0)
-        return; /* not one of ours: the relay's origin times out */
-    len = (size_t)bytes - 8;
-    if (!(data = malloc(len + 1)) || pvm_upkbyte(data, (int)len, 1) < 0 ||
-        (sb = pvm_mkbuf(PvmDataRaw)) < 0) {
-        free(data);
-        return;
+    if (strcmp(fault, "relay-drop") == 0)
+        return; /* as a probe that does not know RELAY */
+    if (pvm_upkint(head, RELAY_HEAD, 1) < 0 || head[RELAY_NEXT] <= 0 ||
+        head[RELAY_LEN] < 0 || head[RELAY_LEN] > ECOC_MAX_STRING)
+        return; /* not one of ours: the relay's origin gives up */
+    if ((data = malloc((size_t)head[RELAY_LEN] + 1)) &&
+        pvm_upkbyte(data, head[RELAY_LEN], 1) >= 0) {
+        if (strcmp(fault, "relay-stale") == 0)
+            head[RELAY_SEQ]--;
+        sb = relay_message(head, data);
     }
-    keep = pvm_setsbuf(sb);
-    pvm_pkint(ids, 2, 1);
-    pvm_pkbyte(data, (int)len, 1);
-    pvm_send(ids[0], ECOC_TAG_RELAYED);
-    pvm_setsbuf(keep > 0 ? keep : 0);
-    pvm_freebuf(sb);
+    if (sb > 0) {
+        int keep = pvm_setsbuf(sb);
+        pvm_send(head[RELAY_NEXT], ECOC_TAG_RELAYED);
+        pvm_setsbuf(keep > 0 ? keep : 0);
+        pvm_freebuf(sb);
+    }
     free(data);
 }
 
-/* A RELAYED message: echoed to its origin (its second int). */
+/* A RELAYED message: echoed to its origin as RELAY_BACK. */
 static void relay_back(void)
 {
-    int ids[2] = { 0, 0 };
+    int head[RELAY_HEAD] = { 0 };
 
-    if (pvm_upkint(ids, 2, 1) >= 0 && ids[1] > 0)
-        echo(ids[1]);
+    if (pvm_upkint(head, RELAY_HEAD, 1) >= 0 && head[RELAY_ORIGIN] > 0)
+        echo(head[RELAY_ORIGIN], ECOC_TAG_RELAY_BACK);
 }
 
 static void reply(int master, int status, const double *v, int nv)
@@ -145,7 +180,7 @@ static void reply_ints(int master, int status, const int *v, int nv)
 static int serve_peer(int tag, int src)
 {
     if (tag == ECOC_TAG_ECHO)
-        echo(src);
+        echo(src, ECOC_TAG_ECHO_BACK);
     else if (tag == ECOC_TAG_RELAY)
         relay_on();
     else if (tag == ECOC_TAG_RELAYED)
@@ -158,22 +193,50 @@ static int serve_peer(int tag, int src)
     return 1;
 }
 
-/* Wait for tag from peer, serving the other probes meanwhile: in the
- * round with every probe busy (ECOC_CMD_STREAM on every host at once)
- * each probe streams to the next host while the previous one streams to
- * it, and a ring of probes each waiting on its own peer alone would wait
- * forever.  The caller's send buffer is kept.  0, or -1: the daemon or
- * the master is gone. */
-static int await_peer(int peer, int tag)
+/* Is the message just received (tag t from src) the one awaited: tag
+ * from peer and, with seq >= 0, a relay's echo of that sequence? */
+static int awaited(int t, int src, int peer, int tag, int seq)
+{
+    int head[RELAY_HEAD];
+
+    if (t != tag || src != peer)
+        return 0;
+    return seq < 0 || (pvm_upkint(head, RELAY_HEAD, 1) >= 0 && head[RELAY_SEQ] == seq &&
+                       head[RELAY_ORIGIN] == pvm_mytid());
+}
+
+/* Wait for tag from peer (with seq >= 0: the relay echo of that
+ * sequence; any other is dropped), serving the other probes meanwhile:
+ * in the round with every probe busy (ECOC_CMD_STREAM on every host at
+ * once) each probe streams to the next host while the previous one
+ * streams to it, and a ring of probes each waiting on its own peer
+ * alone would wait forever.  The caller's send buffer is kept.  0; -1:
+ * the daemon or the master is gone; ECOC_RELAY_LATE: not within wait
+ * seconds (wait > 0). */
+static int await_match(int peer, int tag, int seq, double wait)
 {
     int keep = pvm_setsbuf(0), cur, rc = -1;
+    double until = now() + wait;
 
     for (;;) {
-        int bid = pvm_recv(-1, -1), bytes, t, src;
+        int bid, bytes, t, src;
+        if (wait > 0.0) {
+            double left = until - now();
+            struct timeval tv = { 0, 0 };
+            if (left > 0.0) {
+                tv.tv_sec = (long)left;
+                tv.tv_usec = (long)((left - (double)tv.tv_sec) * 1e6);
+            }
+            if ((bid = pvm_trecv(-1, -1, &tv)) == 0) {
+                rc = ECOC_RELAY_LATE;
+                break;
+            }
+        } else
+            bid = pvm_recv(-1, -1);
         if (bid < 0)
             break;
         pvm_bufinfo(bid, &bytes, &t, &src);
-        if (t == tag && src == peer) {
+        if (awaited(t, src, peer, tag, seq)) {
             rc = 0;
             break;
         }
@@ -185,6 +248,11 @@ static int await_peer(int peer, int tag)
     if (cur > 0 && cur != keep)
         pvm_freebuf(cur);
     return rc;
+}
+
+static int await_peer(int peer, int tag)
+{
+    return await_match(peer, tag, -1, 0.0);
 }
 
 /* One round trip with the peer; 0 or -1.  (The pings' own: nothing else
@@ -256,25 +324,35 @@ static int wait_go(int master)
 static double since(double t0);
 
 /* RELAY: `trials` samples of `rounds` round trips through via to `to`
- * and back, each a raw message of (to, this probe, size zero bytes);
- * after one untimed, which connects the three direct routes.  Replies
- * the seconds per round trip of each sample. */
+ * and back, each a relay message (to, this probe, this relay's sequence
+ * number, size zero bytes); after one untimed, which connects the three
+ * direct routes.  Replies the seconds per round trip of each sample, or
+ * ECOC_RELAY_LATE when an echo did not come within the wait. */
 static void do_relay(int master)
 {
-    int a[5] = { 0 }, status = 0, sb = -1, old, ids[2], via, to, size, rounds, trials;
-    double *t = NULL;
+    static int sequence; /* of this probe's relays */
+    int a[6] = { 0, 0, 0, 0, 0, ECOC_RELAY_WAIT_MS }, status = 0, sb = -1, old;
+    int head[RELAY_HEAD], via, to, size, rounds, trials;
+    double *t = NULL, wait;
     char *data = NULL;
 
     pvm_upkint(a, 5, 1); /* via, to, size, rounds, trials */
+    pvm_upkint(&a[5], 1, 1); /* the wait (ms), unless an older master */
     via = a[0];
     to = a[1];
     size = a[2];
     rounds = a[3];
     trials = a[4];
-    if (via > 0 && to > 0 && size >= 1 && rounds >= 1 && trials >= 1 && trials <= 1 << 20) {
+    wait = a[5] > 0 ? a[5] / 1000.0 : ECOC_RELAY_WAIT_MS / 1000.0;
+    head[RELAY_NEXT] = to;
+    head[RELAY_ORIGIN] = pvm_mytid();
+    head[RELAY_SEQ] = ++sequence;
+    head[RELAY_LEN] = size;
+    if (via > 0 && to > 0 && size >= 1 && size <= ECOC_MAX_STRING && rounds >= 1 &&
+        trials >= 1 && trials <= 1 << 20) {
         t = malloc((size_t)trials * sizeof *t);
         data = calloc((size_t)size, 1);
-        sb = t && data ? pvm_mkbuf(PvmDataRaw) : -1;
+        sb = t && data ? relay_message(head, data) : -1;
     }
     if (sb < 0) {
         reply(master, -1, NULL, 0);
@@ -283,16 +361,13 @@ static void do_relay(int master)
     old = pvm_setsbuf(sb);
     if (old > 0)
         pvm_freebuf(old);
-    ids[0] = to;
-    ids[1] = pvm_mytid();
-    pvm_pkint(ids, 2, 1);
-    pvm_pkbyte(data, size, 1);
     for (int i = -1; i < trials && status == 0; i++) { /* -1: the untimed one */
         double t0 = now();
         for (int r = 0; r < (i < 0 ? 1 : rounds) && status == 0; r++)
-            status = pvm_send(via, ECOC_TAG_RELAY) < 0 ? -1 : await_peer(to, ECOC_TAG_ECHO_BACK);
+            status = pvm_send(via, ECOC_TAG_RELAY) < 0
+                ? -1 : await_match(to, ECOC_TAG_RELAY_BACK, head[RELAY_SEQ], wait);
         if (i >= 0)
-            t[i] = since(t0) / rounds;
+            t[i] = strcmp(fault, "relay-nan") == 0 ? NAN : since(t0) / rounds;
     }
     reply(master, status, t, trials);
 out:
@@ -771,6 +846,8 @@ int main(int argc, char **argv)
             pvm_exit();
         return 2;
     }
+    if (getenv("ECO_PROBE_TEST_FAULT"))
+        fault = getenv("ECO_PROBE_TEST_FAULT");
     pvm_setopt(PvmRoute, PvmRouteDirect);
     pvm_notify(PvmTaskExit, ECOC_TAG_PARENT_GONE, 1, &master);
     gethostname(host, sizeof host - 1);

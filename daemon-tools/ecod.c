@@ -392,6 +392,8 @@ static int characterize(const daemon_opts *d, const char *why)
         logmsg("%s; %s left unchanged", err, d->output);
         return rc;
     }
+    for (const char *w = r.warnings; w && *w; w += strcspn(w, "\n") + 1)
+        logmsg("warning: %.*s", (int)strcspn(w, "\n"), w);
     changed = subnets_changed(r.map, d->output);
     rc = ecoc_commit(&r, d->output, d->matrix, err, sizeof err);
     if (rc != ECOC_OK)

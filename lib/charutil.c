@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -317,8 +318,38 @@ void ecoc_result_free(ecoc_result *r)
     ecoc_pairs_free(r);
     free(r->degree);
     free(r->model.up);
+    free(r->warnings);
     eco_map_free(r->map);
     memset(r, 0, sizeof *r);
+}
+
+int ecoc_warn(ecoc_result *r, const char *fmt, ...)
+{
+    size_t had = r->warnings ? strlen(r->warnings) : 0;
+    va_list ap;
+    char *grown;
+    int len;
+
+    va_start(ap, fmt);
+    len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (len < 0 || !(grown = realloc(r->warnings, had + (size_t)len + 2)))
+        return ECO_ERR_NOMEM;
+    r->warnings = grown;
+    va_start(ap, fmt);
+    vsnprintf(grown + had, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    memcpy(grown + had + len, "\n", 2);
+    return ECO_OK;
+}
+
+void ecoc_print_warnings(const ecoc_result *r, const char *prog, FILE *out)
+{
+    for (const char *w = r->warnings; w && *w;) {
+        size_t n = strcspn(w, "\n");
+        fprintf(out, "%s: warning: %.*s\n", prog, (int)n, w);
+        w += n + (w[n] == '\n');
+    }
 }
 
 void ecoc_fit(double t_small, int small, double t_big, int big, double *alpha, double *beta)
@@ -842,7 +873,11 @@ static void print_model(const ecoc_result *r, FILE *out)
                 ecoc_fmt_time(mi->relay_trip, b1, sizeof b1),
                 ecoc_fmt_time(2.0 * mi->relay_direct, b2, sizeof b2),
                 ecoc_fmt_time(mi->relay_leg, b3, sizeof b3));
-    } else
+    } else if (mi->relay_failed[0])
+        fprintf(out, "not measured (the relay %s via %s to %s failed: %s): nothing added\n",
+                r->host[mi->relay[0]].name, r->host[mi->relay[1]].name,
+                r->host[mi->relay[2]].name, mi->relay_failed);
+    else
         fprintf(out, "not measured (no subnet of 3 hosts): nothing added\n");
 }
 
@@ -859,6 +894,11 @@ void ecoc_print_summary(const ecoc_result *r, FILE *out)
             ecoc_fmt_clock(r->seconds, b1, sizeof b1));
     fprintf(out, "probes of %d bytes, %d samples of %d round trips per pair, threshold %g\n",
             r->opt.size, r->opt.trials, r->opt.rounds, r->opt.threshold);
+    if (r->rechecked > 0)
+        fprintf(out, "%ld pairs measured again (%d more samples in each of %d round%s): "
+                "a split within the noise, %d subnets before, %d after\n", r->rechecked,
+                r->opt.trials, r->recheck_rounds, r->recheck_rounds == 1 ? "" : "s",
+                r->recheck_before, eco_map_nsubnets(r->map));
     print_hops(r, out);
     fprintf(out, "%d subnet%s\n", ns, ns == 1 ? "" : "s");
     if (ns > 0 && survey_of(r->map, &w) != ECO_OK) {

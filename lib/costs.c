@@ -463,6 +463,11 @@ int ecoc_fprint_matrix(const ecoc_result *r, FILE *out)
             r->opt.trials, r->opt.rounds, r->opt.size);
     fprintf(out, "# %d hosts, %ld of %ld pairs measured (%s)\n", r->n, r->measured, pairs,
             r->sparse ? "sparse mode" : "all pairs");
+    if (r->rechecked > 0)
+        fprintf(out, "# %ld pairs measured again, %d more samples in each of %d round%s: "
+                "a split within the noise, %d subnets before, %d after\n", r->rechecked,
+                r->opt.trials, r->recheck_rounds, r->recheck_rounds == 1 ? "" : "s",
+                r->recheck_before, eco_map_nsubnets(r->map));
     for (int i = 0; i < r->n; i++)
         if (strcmp(r->host[i].name, r->host[i].pvmhost) != 0)
             fprintf(out, "# host %s on %s\n", r->host[i].name, r->host[i].pvmhost);

@@ -50,6 +50,8 @@ enum ecoc_mode { ECOC_MODE_AUTO, ECOC_MODE_ALL, ECOC_MODE_SPARSE };
 #define ECOC_DEFAULT_TIMEOUT 60.0    /* seconds per pair or per k */
 #define ECOC_AUTO_SPARSE_ABOVE 32    /* auto: all pairs up to 32 hosts */
 #define ECOC_MAX_TRY_DEGREE 4        /* k = 1..4 are tried */
+#define ECOC_RECHECK_ROUNDS 2        /* doubtful splits: rounds of `trials`
+                                      * more samples of their pairs */
 
 typedef struct ecoc_options {
     int size, trials, rounds;
@@ -199,6 +201,8 @@ typedef struct ecoc_model_info {
     double relay_leg;   /* via-to's one-way time; the model's forward is
                          * relay_trip - 2 relay_direct - relay_leg, at
                          * least 0 */
+    char relay_failed[256]; /* why the relay failed ("": it did not, or
+                             * was not tried); the forward is then 0 */
 } ecoc_model_info;
 
 typedef struct ecoc_result {
@@ -216,7 +220,35 @@ typedef struct ecoc_result {
     double seconds;          /* wall time of the run */
     ecoc_options opt;        /* what it was measured with */
     ecoc_model_info model;   /* the cost model's measurement (--no-model: 0s) */
+    long rechecked;          /* pairs measured again for splits within the
+                              * noise (ecoc_doubtful_splits), over */
+    int recheck_rounds;      /* this many rounds */
+    int recheck_before;      /* subnets before the first (after: the map's) */
+    char *warnings;          /* what the run could not measure but went on
+                              * without, one a line ("...\n"); NULL: none */
 } ecoc_result;
+
+/* A split of two subnets that noise can explain (lib/doubtful.c): map
+ * subnets s and t, the cheapest pair between them, the floor (the
+ * cheaper of their cheapest pairs inside) and the noise (the median,
+ * over the pairs inside either, of the pair's median / floor - 1);
+ * doubtful when cost <= (1 + threshold) * (1 + noise) * floor. */
+typedef struct ecoc_doubt {
+    int s, t;
+    double cost, floor, noise;
+} ecoc_doubt;
+
+/* The doubtful splits of r's partition: their number (0 in the cheap
+ * mode, which keeps no samples), or ECO_ERR_NOMEM.  mark (may be NULL),
+ * [r->n]: 1 for the hosts of the subnets of a doubtful split, else 0;
+ * worst (may be NULL): the doubtful split whose cost is the least
+ * multiple of its floor. */
+int ecoc_doubtful_splits(const ecoc_result *r, unsigned char *mark, ecoc_doubt *worst);
+
+/* Add a warning line to r->warnings: ECO_OK or ECO_ERR_NOMEM. */
+int ecoc_warn(ecoc_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print each warning line as "PROG: warning: LINE" (eco-characterize). */
+void ecoc_print_warnings(const ecoc_result *r, const char *prog, FILE *out);
 
 /* Two-point fit of one-way times t_small at `small` bytes and t_big at
  * `big` (> small) bytes: beta the slope (>= 0), alpha the intercept, or

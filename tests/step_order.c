@@ -14,31 +14,13 @@
  */
 #include "config.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <pvm3.h>
 
-#include "characterize.h"
+#include "probe_master.h"
 
 #define STEPS 3
-
-static int probe;
-static int failures;
-
-static void check(int cond, const char *what)
-{
-    printf("%s - %s\n", cond ? "ok" : "not ok", what);
-    failures += !cond;
-}
-
-/* A message with tag from the probe within 10 s: its buffer, or <= 0. */
-static int from_probe(int tag)
-{
-    struct timeval tv = { 10, 0 };
-
-    return pvm_trecv(probe, tag, &tv);
-}
 
 /* The probe's reply: its status, then up to nv doubles in v; -2 when it
  * does not answer. */
@@ -114,21 +96,10 @@ static void refused(void)
 
 int main(int argc, char **argv)
 {
-    struct timeval tv = { 10, 0 };
+    int rc = start_probe("step_order", argc, argv);
 
-    if (argc != 2) {
-        fprintf(stderr, "usage: step_order PROBE\n");
-        return 2;
-    }
-    pvm_setopt(PvmAutoErr, 0);
-    if (pvm_mytid() < 0)
-        return 99;
-    if (pvm_spawn(argv[1], NULL, PvmTaskDefault, "", 1, &probe) != 1 ||
-        pvm_trecv(probe, ECOC_TAG_HELLO, &tv) <= 0) {
-        fprintf(stderr, "step_order: cannot start %s\n", argv[1]);
-        pvm_exit();
-        return 99;
-    }
+    if (rc != 0)
+        return rc;
     early_step();
     refused();
     pvm_kill(probe);

@@ -882,6 +882,68 @@ static void test_hops_nonces(void)
         }
 }
 
+/* Two segments of four hosts, a1-a4 and b1-b4, 4 ms apart.  Inside a,
+ * a1-a2 and a3-a4 measured 72 and 73 us and the four pairs across them
+ * 95 to 98 us (the 20% rule splits a in two), every pair of a with its
+ * median `spread` above its minimum; b is 80 us inside, 10% spread. */
+static void split_result(ecoc_result *r, double spread)
+{
+    char why[256];
+
+    memset(r, 0, sizeof *r);
+    ecoc_options_init(&r->opt);
+    CU_ASSERT_FATAL(ecoc_parse_hosts("a1,a2,a3,a4,b1,b2,b3,b4", &r->host, &r->n, why,
+                                     sizeof why) == 0);
+    for (int a = 0; a < 8; a++)
+        for (int b = a + 1; b < 8; b++) {
+            double c, s = 0.1;
+            if (a >= 4)
+                c = 80e-6;
+            else if (b >= 4)
+                c = 4e-3 + 1e-6 * b, s = 0.01;
+            else if ((a < 2) == (b < 2))
+                c = a < 2 ? 72e-6 : 73e-6, s = spread;
+            else
+                c = (95 + a + b - 2) * 1e-6, s = spread;
+            CU_ASSERT(ecoc_set_pair(r, a, b, &(ecoc_stat){ 8, c, c * (1 + s), c * 3 }) == ECO_OK);
+        }
+    r->measured = 28;
+    CU_ASSERT_EQUAL_FATAL(ecoc_result_partition(r, why, sizeof why), ECOC_OK);
+}
+
+static void test_doubtful_splits(void)
+{
+    static const unsigned char want[8] = { 1, 1, 1, 1, 0, 0, 0, 0 };
+    unsigned char mark[8];
+    ecoc_result r;
+    ecoc_doubt d;
+
+    /* Under load (medians twice the minima): the split of a is doubtful,
+     * its four hosts marked, b not; the worst is a's halves. */
+    split_result(&r, 1.0);
+    CU_ASSERT_EQUAL(eco_map_nsubnets(r.map), 3);
+    CU_ASSERT_EQUAL(ecoc_doubtful_splits(&r, mark, &d), 1);
+    CU_ASSERT_EQUAL(memcmp(mark, want, sizeof want), 0);
+    CU_ASSERT_DOUBLE_EQUAL(d.cost, 95e-6, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(d.floor, 72e-6, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(d.noise, (1.0 + 146.0 / 72.0 - 1.0) / 2.0, 1e-9); /* medians/floor */
+    CU_ASSERT(eco_map_subnet_size(r.map, d.s) == 2 && eco_map_subnet_size(r.map, d.t) == 2);
+    /* The cheap mode keeps no samples: nothing is doubtful. */
+    r.sparse = 1;
+    CU_ASSERT_EQUAL(ecoc_doubtful_splits(&r, mark, NULL), 0);
+    CU_ASSERT_EQUAL(mark[0], 0);
+    ecoc_result_free(&r);
+    /* The same costs on a quiet machine (5% spread): 95 us is 1.32 times
+     * 72, beyond 1.2 x 1.057 (the medians 75.6 and 76.65 us): a split
+     * the samples agree on. */
+    split_result(&r, 0.05);
+    CU_ASSERT_EQUAL(eco_map_nsubnets(r.map), 3);
+    CU_ASSERT_EQUAL(ecoc_doubtful_splits(&r, mark, &d), 0);
+    for (int h = 0; h < 8; h++)
+        CU_ASSERT_EQUAL(mark[h], 0);
+    ecoc_result_free(&r);
+}
+
 /* ------------------------------------------------------------------ */
 
 static const eco_unit_test sparse_tests[] = {
@@ -908,6 +970,7 @@ static const eco_unit_test util_tests[] = {
     { "the model's sustained fit", test_fit_sustained },
     { "a link's burst", test_fit_burst },
     { "hops nonces: SipHash-2-4", test_hops_nonces },
+    { "splits within the noise", test_doubtful_splits },
     { NULL, NULL }
 };
 
