@@ -51,4 +51,42 @@ static inline void sleep_until(double at)
         continue;
 }
 
+/* Round trips per member of the clock comparison before each size. */
+#define CLOCK_PINGS 8
+/* The agreed start's lead over the root's time when it sends it: at
+ * least this, and each member's shortest round trip besides. */
+#define START_LEAD 2e-3
+
+/* Cristian's way of reading a member's clock against the root's: of the
+ * round trips t1..t2 (the root's clock) during which the member read its
+ * clock t, the shortest gives offset = t - (t1 + t2) / 2. */
+typedef struct {
+    double best;   /* the shortest round trip so far (INFINITY: none) */
+    double offset; /* the member's clock less the root's, by it */
+} clock_ping;
+
+static inline void clock_ping_begin(clock_ping *p)
+{
+    p->best = INFINITY;
+    p->offset = 0.0;
+}
+
+static inline void clock_ping_note(clock_ping *p, double t1, double t, double t2)
+{
+    if (t2 - t1 < p->best) {
+        p->best = t2 - t1;
+        p->offset = t - (t1 + t2) / 2.0;
+    }
+}
+
+/* A member's wait for the agreed start `at` (its own clock): 1 when it
+ * came late (it begins at once), else 0 after sleeping until then. */
+static inline int start_at(double at)
+{
+    if (now() > at)
+        return 1;
+    sleep_until(at);
+    return 0;
+}
+
 #endif

@@ -1310,21 +1310,21 @@ static int measure_step(master *m, ecoi_model *mo)
     int big = r->model.big;
     int rc = ring_rounds(m, ECOC_CMD_STEPS, ECOC_MODEL_SMALL, ECOC_MODEL_STEPS,
                          "model: every host in lock-step", st);
-    double over;
+    double excess, slope;
 
     if (rc != ECOC_OK || st->n == 0)
         return rc;
     r->model.step_links = ring_links(m, mo, ECOC_MODEL_SMALL);
-    over = st->median - r->model.step_links;
-    mo->step = over > 0.0 ? over : 0.0;
+    excess = st->median - r->model.step_links;
+    mo->step = excess > 0.0 ? excess : 0.0;
     if (big <= ECOC_MODEL_SMALL ||
         (rc = ring_rounds(m, ECOC_CMD_STEPS, big, ECOC_MODEL_STEPS_LONG,
                           "model: every host in lock-step, long messages", sl)) != ECOC_OK ||
         sl->n == 0)
         return rc;
     r->model.step_long_links = ring_links(m, mo, big);
-    over = (sl->median - r->model.step_long_links - over) / (big - ECOC_MODEL_SMALL);
-    mo->stepbyte = over > 0.0 ? over : 0.0;
+    slope = (sl->median - r->model.step_long_links - excess) / (big - ECOC_MODEL_SMALL);
+    mo->stepbyte = slope > 0.0 ? slope : 0.0;
     return rc;
 }
 

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench_clock.h" /* now, sleep_until */
+#include "bench_clock.h" /* now, sleep_until, clock_ping, start_at */
 
 #define PROG "eco-bench-mpi"
 #define TAG_ACK 77
@@ -33,12 +33,6 @@
 #define TAG_CLOCK 80
 #define TAG_START 81
 #define MAXS 64
-/* The agreed start as eco-bench's: round trips per rank of the clock
- * comparison before each size; the start's lead over the root's time
- * when it sends it (at least this, and each rank's shortest round trip
- * besides). */
-#define CLOCK_PINGS 8
-#define START_LEAD 2e-3
 
 static const char *ops[] = { "bcast", "reduce", "allreduce", "gather", "allgather",
                              "scatter", "alltoall", "barrier", "scan", "pingpong" };
@@ -201,19 +195,17 @@ static void clock_sync(int me, int n, int root, double *offset, double *lead)
     double rtt_sum = 0.0;
 
     for (int r = 0; r < n; r++) {
-        double best = INFINITY, off = 0.0, t = 0.0;
+        clock_ping p;
+        double t = 0.0;
         if (r == root)
             continue;
+        clock_ping_begin(&p);
         for (int k = 0; k < CLOCK_PINGS; k++) {
             if (me == root) {
-                double t1 = now(), t2;
+                double t1 = now();
                 MPI_Send(NULL, 0, MPI_BYTE, r, TAG_CLOCK, MPI_COMM_WORLD);
                 MPI_Recv(&t, 1, MPI_DOUBLE, r, TAG_CLOCK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                t2 = now();
-                if (t2 - t1 < best) {
-                    best = t2 - t1;
-                    off = t - (t1 + t2) / 2.0;
-                }
+                clock_ping_note(&p, t1, t, now());
             } else if (me == r) {
                 MPI_Recv(NULL, 0, MPI_BYTE, root, TAG_CLOCK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                 t = now();
@@ -221,8 +213,8 @@ static void clock_sync(int me, int n, int root, double *offset, double *lead)
             }
         }
         if (me == root) {
-            rtt_sum += best;
-            MPI_Send(&off, 1, MPI_DOUBLE, r, TAG_CLOCK, MPI_COMM_WORLD);
+            rtt_sum += p.best;
+            MPI_Send(&p.offset, 1, MPI_DOUBLE, r, TAG_CLOCK, MPI_COMM_WORLD);
         } else if (me == r)
             MPI_Recv(offset, 1, MPI_DOUBLE, root, TAG_CLOCK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
@@ -248,10 +240,7 @@ static double agreed_start(int me, int n, int root, double offset, double lead, 
     }
     MPI_Recv(&at, 1, MPI_DOUBLE, root, TAG_START, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     at += offset;
-    if (now() > at)
-        *late = 1;
-    else
-        sleep_until(at);
+    *late = start_at(at);
     return at;
 }
 

@@ -39,7 +39,7 @@
 #include "eco_char.h"   /* ecoc_number, ecoc_parse_list */
 #include "eco_coll.h"   /* the algorithm eco chose (lib/select.c) */
 #include "eco_topo.h"   /* the link limit */
-#include "bench_clock.h" /* now, sleep_until */
+#include "bench_clock.h" /* now, sleep_until, clock_ping, start_at */
 
 #define TAG_SETUP 0x7e01
 #define TAG_ACK 0x7e02
@@ -52,11 +52,6 @@
 /* What run_pvm and run_eco return when the pattern has no such
  * operation (PVM's own errors are small negative numbers). */
 #define NO_OP (-100000)
-/* Round trips per member of the clock comparison before each size. */
-#define CLOCK_PINGS 8
-/* The agreed start's lead over the root's time when it sends it: at
- * least this, and its slowest round trip per member besides. */
-#define START_LEAD 2e-3
 #define PROG "eco-bench"
 #define GROUP PROG
 #define MAXP 8
@@ -302,23 +297,21 @@ static int clock_sync(bench *B)
     double rtt_sum = 0.0;
 
     for (int j = 0; j < B->n; j++) {
-        double best = INFINITY, off = 0.0, t;
+        clock_ping p;
+        double t;
         if (j == root)
             continue;
+        clock_ping_begin(&p);
         for (int k = 0; k < CLOCK_PINGS && (B->me == root || B->me == j); k++) {
-            double t1 = now(), t2;
+            double t1 = now();
             if (round_trip(B, j, TAG_CLOCK, TAG_CLOCK, 0, &t) < 0)
                 return -1;
-            t2 = now();
-            if (B->me == root && t2 - t1 < best) {
-                best = t2 - t1;
-                off = t - (t1 + t2) / 2.0;
-            }
+            clock_ping_note(&p, t1, t, now());
         }
         if (B->me == root) {
-            rtt_sum += best;
+            rtt_sum += p.best;
             pvm_initsend(PvmDataRaw);
-            pvm_pkdouble(&off, 1, 1);
+            pvm_pkdouble(&p.offset, 1, 1);
             if (pvm_send(B->tids[j], TAG_CLOCK) < 0)
                 return -1;
         } else if (B->me == j &&
@@ -351,11 +344,8 @@ static double agreed_start(bench *B)
     }
     if (pvm_recv(B->tids[root], TAG_START) < 0 || pvm_upkdouble(&at, 1, 1) < 0)
         return -1;
-    at += B->offset;
-    if (now() > at)
-        return 1.0;   /* late: the root counts it from the acknowledgement */
-    sleep_until(at);
-    return 0.0;
+    /* late: 1, which the root counts from the acknowledgement */
+    return start_at(at + B->offset) ? 1.0 : 0.0;
 }
 
 /* One iteration; at the root returns seconds, elsewhere 0; < 0 on error.

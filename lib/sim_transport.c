@@ -498,18 +498,25 @@ static void sim_combine(size_t bytes)
         running->cur->clock += running->c.gamma * (double)bytes;
 }
 
+/* The members runnable now: all but those blocked for a message nobody
+ * sent yet and those done.  A member waiting for a message on its way
+ * counts: on netbed the kernel copies its bytes through the emulated
+ * links on the same cores. */
+static int runnable(const ecoi_sim *s)
+{
+    return s->n - s->nblocked - s->ndone;
+}
+
 /* A message between hosts costs alpha_hosts while busy_members run; on
- * shared cores what it costs at the members runnable now (ecoi_busy_at):
- * all but those blocked for a message nobody sent yet and those done.  A
- * member waiting for a message on its way counts: on netbed the kernel
- * copies its bytes through the emulated links on the same cores. */
+ * shared cores what it costs at the members runnable now (runnable,
+ * ecoi_busy_at). */
 static double alpha_between(const ecoi_sim *s, const smember *a, const smember *b)
 {
     if (a->host == b->host)
         return s->c.alpha_tasks;
     if (s->c.busy_members <= 0)
         return s->c.alpha_hosts;
-    return ecoi_busy_at(s->c.alpha_hosts, s->c.alpha_quiet, s->n - s->nblocked - s->ndone,
+    return ecoi_busy_at(s->c.alpha_hosts, s->c.alpha_quiet, runnable(s),
                         s->c.busy_members, s->c.cores);
 }
 
@@ -522,7 +529,7 @@ static double bytes_between(const ecoi_sim *s, const smember *a, const smember *
     if (a->host == b->host || s->c.stepbyte <= 0 || s->c.busy_members <= 0)
         return 0.0;
     return s->c.stepbyte * bytes / 2 *
-           ecoi_step_share(s->n - s->nblocked - s->ndone, s->c.busy_members, s->c.cores);
+           ecoi_step_share(runnable(s), s->c.busy_members, s->c.cores);
 }
 
 static unsigned key_hash(int tag, const ecoi_sig *g)
