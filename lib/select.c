@@ -178,13 +178,19 @@ double ecoi_model_step(const ecoi_model *m)
 }
 
 /* The cores the barrier's and the lock-step steps' share of the busy
- * cost counts (ecoi_busy_at, ecoi_step_share): the model's (measured by
+ * cost counts (ecoi_busy_at, ecoi_step_share): the model's (found by
  * eco-characterize: the hosts share a machine's cores, netbed's 8
  * emulated hosts 2), else 1.  0 (each host its own CPUs, or not known:
  * no file says so before version 9) keeps one core, not each its own:
  * these two rules were fitted with one core on netbed, every host on one
  * machine, and own CPUs would charge a barrier's message all of busy
- * whatever runs (0.91 ms simulated on switched8, 0.34-0.41 measured). */
+ * whatever runs (0.91 ms simulated on switched8, 0.34-0.41 measured).
+ * The cores only change what fewer members than cores pay: switched8's
+ * star barrier was predicted 0.48 ms on one core and 0.52 on its 2 (the
+ * root's 7 releases at 2/8 of busy, not 1/8), measured 0.39-0.42 from
+ * the barrier's release and 0.52-0.57 with eco-bench's agreed start; the
+ * way up, the root's 7 receives at 7/8 of busy each, is most of it on
+ * any count of cores. */
 static double model_cores(const ecoi_model *m)
 {
     return m && m->cores > 0.0 ? m->cores : 1.0;
@@ -2026,10 +2032,10 @@ static double rank_chain_time(const pm *p, double bytes, long forced, size_t *se
  * what a message costs while every member sends; here only some do at
  * once: the leaves on the way up, the members with children on the way
  * down.  A message costs the busy cost at that many runnable members
- * (ecoi_busy_at) on the model's cores (model_cores: 1 when the file does
- * not say), their share of it (at least the pair's alpha).  Measured on the six
- * shipped topologies (doc/scale.md), a barrier's message took 0.25 to
- * 0.85 of the busy cost, not all of it. */
+ * (ecoi_busy_at) on the model's cores (model_cores: 1 when the file
+ * does not say), their share of it (at least the pair's alpha).
+ * Measured on the six shipped topologies (doc/scale.md), a barrier's
+ * message took 0.25 to 0.85 of the busy cost, not all of it. */
 static double barrier_time(const pm *p, const eco_tree *t)
 {
     pm q = *p;
