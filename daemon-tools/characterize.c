@@ -5,7 +5,9 @@
  * chosen by measurement (the paper's future work).
  *
  *   1. The hosts: --hosts, else every host of pvm_config.
- *   2. One probe per host (eco-probe, by absolute path); each says hello.
+ *   2. One probe per host (eco-probe, by absolute path); each says hello
+ *      and which machine it runs on (the kernel's boot id) with how many
+ *      CPUs: the model's cores (5a).
  *   3. The pairs, one at a time: the master tells probe A to time
  *      samples of `rounds` round trips of `size` bytes with probe B over a
  *      direct route, and waits for them before the next pair.  One-way
@@ -73,7 +75,11 @@
  *        messages through a second, which passes them on, to a third,
  *        which echoes them (ECOC_CMD_RELAY), against the pings of the
  *        first and the second with the third: forward, what a tree's
- *        middle member adds to a hop.
+ *        middle member adds to a hop;
+ *      - the cores (not measured: the probes' hellos): hosts on one
+ *        machine share its CPUs; with more hosts than CPUs on one, the
+ *        count lib/select.c charges the busy cost on
+ *        (ecoc_shared_cores, charutil.c), else 0: each its own.
  *   6. For each subnet of >= 3 hosts, k = 1 .. min(4, hosts - 1): the
  *      subnet's probes run eco_init with a subnet file holding only their
  *      hosts as one subnet of degree k, then `degree_trials` broadcasts of
@@ -413,14 +419,29 @@ int ecoc_find_probe(const char *given, char *path, size_t len, char *why, size_t
     return 0;
 }
 
-/* One probe per host, each confirmed by its hello. */
+/* The machine in a probe's hello (characterize.h), its host name read
+ * already: a probe of an older build sends the name alone, and an id
+ * too long is none either: not known ("", 0). */
+static void read_machine(ecoc_machine *mach)
+{
+    if (ecoc_upkstr(mach->id, sizeof mach->id) != 0 || pvm_upkint(&mach->cpus, 1, 1) < 0 ||
+        mach->cpus < 0) {
+        mach->id[0] = '\0';
+        mach->cpus = 0;
+    }
+}
+
+/* One probe per host, each confirmed by its hello, which says its
+ * machine (r->machine). */
 static int spawn_probes(master *m)
 {
-    char path[4200], why[4400];
+    char path[4200], why[4400], name[1024];
     int rc, bid;
 
     if (ecoc_find_probe(m->o->probe, path, sizeof path, why, sizeof why) != 0)
         return fail(m, ECOC_NOSTART, "%s", why);
+    if (!(m->r->machine = calloc((size_t)m->r->n + 1, sizeof *m->r->machine)))
+        return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
     if (pvm_notify(PvmHostDelete, ECOC_TAG_HOSTDEL, m->nd, m->dtids) < 0)
         return fail(m, ECOC_FAILED, "pvm_notify failed");
     for (int i = 0; i < m->r->n; i++) {
@@ -439,6 +460,8 @@ static int spawn_probes(master *m)
         snprintf(what, sizeof what, "the probe on %s to start", m->r->host[i].name);
         if ((bid = wait_for(m, m->tid[i], ECOC_TAG_HELLO, what)) < 0)
             return -bid;
+        if (ecoc_upkstr(name, sizeof name) == 0)
+            read_machine(&m->r->machine[i]);
         pvm_freebuf(bid);
     }
     return ECOC_OK;
@@ -1517,6 +1540,9 @@ static int measure_model(master *m)
         rc = measure_step(m, mo);
     if (rc == ECOC_OK)
         rc = measure_forward(m, mem, cnt, ns, mo);
+    /* not measured: what the probes said of their machines */
+    mo->cores = ecoc_shared_cores(r->n, r->machine, &r->model.crowd_hosts,
+                                  &r->model.crowd_cpus);
     if (rc == ECOC_OK && !ecoi_model_valid(mo))
         rc = fail(m, ECOC_FAILED, "the measured cost model is not valid");
     if (rc == ECOC_OK) {

@@ -55,7 +55,12 @@ int ecoc_find_probe(const char *given, char *path, size_t len, char *why, size_t
 /* ------------------------------------------------------------------ */
 #define ECOC_TAG_BASE 0x45430000
 enum {
-    ECOC_TAG_HELLO = ECOC_TAG_BASE + 1, /* probe -> master: started */
+    ECOC_TAG_HELLO = ECOC_TAG_BASE + 1, /* probe -> master: started: its
+                                         * host name, its machine's id
+                                         * ("": not known) and its CPUs
+                                         * (int, 0: not known); a probe
+                                         * of a build before the machine
+                                         * sends the name alone */
     ECOC_TAG_CMD,                       /* master -> probe: a command */
     ECOC_TAG_RESULT,                    /* probe -> master: its outcome */
     ECOC_TAG_ECHO,                      /* probe -> probe: please echo */

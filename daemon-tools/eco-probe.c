@@ -57,12 +57,14 @@
  * number (an echo that is not this relay's), "relay-nan" answers its
  * own RELAY command with times that are not numbers.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "config.h"
 
 #include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -818,10 +820,46 @@ static int serve(int master)
     }
 }
 
+/* Which machine this probe runs on, for the hello (characterize.h): the
+ * running kernel's boot id, "" when it cannot be read (not Linux).
+ * Processes under one kernel share its CPUs, whatever their network
+ * namespace or container (netbed's emulated hosts all have the machine's
+ * boot id); another kernel draws another at random when it boots.
+ * /etc/machine-id is not used: containers of one kernel may each have
+ * their own, sharing the CPUs all the same, and cloned images share one
+ * without sharing CPUs. */
+static void machine_id(char *id, size_t cap)
+{
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    size_t len;
+
+    id[0] = '\0';
+    if (!f)
+        return;
+    if (!fgets(id, (int)cap, f))
+        id[0] = '\0';
+    fclose(f);
+    len = strcspn(id, " \t\r\n");
+    id[len] = '\0';
+}
+
+/* The CPUs this probe may run on: its affinity's, else the online ones;
+ * 0 when neither is known. */
+static int cpu_count(void)
+{
+    cpu_set_t set;
+    long n;
+
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 && n < (1L << 20) ? (int)n : 0;
+}
+
 int main(int argc, char **argv)
 {
-    char host[256] = "";
-    int master, rc;
+    char host[256] = "", machine[ECOC_MACHINE_ID_MAX + 1];
+    int master, rc, cpus;
 
     if (argc > 1 && strcmp(argv[1], "--version") == 0) {
         printf(PROG " (libeco) %s\n", PACKAGE_VERSION);
@@ -851,8 +889,12 @@ int main(int argc, char **argv)
     pvm_setopt(PvmRoute, PvmRouteDirect);
     pvm_notify(PvmTaskExit, ECOC_TAG_PARENT_GONE, 1, &master);
     gethostname(host, sizeof host - 1);
+    machine_id(machine, sizeof machine);
+    cpus = cpu_count();
     pvm_initsend(PvmDataDefault);
     ecoc_pkstr(host);
+    ecoc_pkstr(machine);
+    pvm_pkint(&cpus, 1, 1);
     pvm_send(master, ECOC_TAG_HELLO);
     rc = serve(master);
     pvm_exit();

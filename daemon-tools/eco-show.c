@@ -833,6 +833,15 @@ static int show_predict(const layout *l, const options *o)
         printf("# a byte of a lock-step step adds %.3g ns (stepbyte: %s)\n",
                mo && mo->stepbyte > 0.0 ? mo->stepbyte * 1e9 : 0.0,
                mo && mo->stepbyte > 0.0 ? "measured" : "not measured");
+        /* the cores the barrier's and the lock-step steps' share of the
+         * busy cost is counted on (lib/select.c model_cores): the file's
+         * hosts share them (several on one machine), else one, which
+         * the model keeps when each host has its own CPUs or the file
+         * does not say */
+        if (mo && mo->cores > 0.0)
+            printf("# the hosts share %.3g cores (cores: measured)\n", mo->cores);
+        else
+            printf("# each host its own CPUs, or not known: counted as 1 core (cores: none)\n");
         /* what a member that passes a message on (a tree's middle
          * member) adds to the hop: nothing when the file has none */
         printf("# a member that passes a message on adds %s (forward: %s)\n",

@@ -113,7 +113,8 @@ static void usage(FILE *f)
         "      --cores=N        the hosts' members share N cores (netbed: the\n"
         "                       machine's): with a subnet file's busy cost a\n"
         "                       message costs less while fewer members run\n"
-        "                       (default 0: every host its own CPUs)\n"
+        "                       (default: the file's 'model cores', else 0: every\n"
+        "                       host its own CPUs)\n"
         "      --acks           time the acknowledgements that tell the root every\n"
         "                       member is done, as eco-bench does\n"
         "  -h, --help           show this help and exit\n"
@@ -463,7 +464,8 @@ typedef struct options {
     double socket;           /* the hold's bytes (ecoi_sim_costs) */
     double mtu;              /* store and forward's packet (ecoi_sim_costs) */
     double frame;            /* headers per packet (ecoi_sim_costs) */
-    double cores;            /* the cores the hosts share (ecoi_sim_costs) */
+    double cores;            /* the cores the hosts share (ecoi_sim_costs);
+                              * < 0: not given, the subnet file's */
 } options;
 
 /* long options without a letter */
@@ -636,7 +638,9 @@ static int setup(sim_run *R, const options *o, const ecoi_topo *t, const ecoi_si
         /* A subnet file with a measured model: a message costs what its
          * busy cost says (PVM's per message when every host sends: one
          * probe on each of the file's hosts), on --cores shared cores
-         * less while fewer members run (ecoi_busy_at), at least the
+         * (not given: the file's model cores, 0 when it has none: each
+         * host its own CPUs) less while fewer members run
+         * (ecoi_busy_at), at least the
          * least one-way alpha of a pair, and each byte the stepbyte in
          * the share of the members running (ecoi_step_share); unless
          * --alpha says otherwise. */
@@ -645,7 +649,7 @@ static int setup(sim_run *R, const options *o, const ecoi_topo *t, const ecoi_si
             int S = m->model->nsubnets;
             cc.alpha_hosts = m->model->busy;
             cc.busy_members = m->nhosts;
-            cc.cores = o->cores;
+            cc.cores = o->cores >= 0 ? o->cores : m->model->cores;
             cc.alpha_quiet = S > 0 ? m->model->link[0].alpha : 0;
             cc.stepbyte = m->model->stepbyte;
             for (int k = 1; k < S * S; k++)
@@ -717,6 +721,7 @@ int main(int argc, char **argv)
     o.alpha = -1;
     o.socket = ECOI_SIM_SOCKET_BYTES;
     o.frame = ECOI_SIM_FRAME_BYTES;
+    o.cores = -1;
     R.iters = 1;
     R.nsizes = ecoc_parse_list("1000,16000,262144", NULL, 0, R.sizes, MAXS);
     for (int p = 0; p < NPATTERNS; p++)

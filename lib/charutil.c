@@ -312,9 +312,62 @@ const char *ecoc_fmt_clock(double s, char *buf, size_t len)
 /* The result                                                          */
 /* ------------------------------------------------------------------ */
 
+static int by_machine(const void *a, const void *b)
+{
+    const ecoc_machine *x = *(const ecoc_machine *const *)a;
+    const ecoc_machine *y = *(const ecoc_machine *const *)b;
+
+    return strcmp(x->id, y->id);
+}
+
+/*
+ * The model's cores.  lib/select.c's ecoi_busy_at counts members on
+ * `cores` shared cores: a message's CPU time stretched by max(r, C) / C
+ * while r run.  Hosts on separate machines share nothing (0: each its
+ * own CPUs).  Hosts of one machine share its c CPUs: m of them there run
+ * m / c a core.  The model has one count for all n hosts, so it takes
+ * the most crowded machine (the largest m / c; its members are the
+ * slowest, and a collective waits for its slowest) and the C at which n
+ * hosts are that crowded: C = n c / m.  netbed's 8 emulated hosts on one
+ * machine of 2 cores: 2; 4 of 8 hosts on a 2-core machine, the others
+ * alone each: 8 x 2 / 4 = 4.  When no machine has more hosts than CPUs
+ * (m <= c), none waits for a CPU: 0.  A host whose probe said no
+ * machine (an older build, or no boot id) is its own machine: it
+ * crowds none.
+ */
+double ecoc_shared_cores(int n, const ecoc_machine *mach, int *hosts, int *cpus)
+{
+    const ecoc_machine **by = n > 0 && mach ? malloc((size_t)n * sizeof *by) : NULL;
+    int k = 0, best_m = 0, best_c = 0;
+
+    for (int i = 0; by && i < n; i++)
+        if (mach[i].id[0] && mach[i].cpus > 0)
+            by[k++] = &mach[i];
+    if (by)
+        qsort(by, (size_t)k, sizeof *by, by_machine);
+    for (int i = 0, j; i < k; i = j) {
+        int m = 0, c = 0;
+        for (j = i; j < k && strcmp(by[j]->id, by[i]->id) == 0; j++) {
+            m++;
+            c = by[j]->cpus > c ? by[j]->cpus : c; /* affinities may differ */
+        }
+        if (!best_m || (double)m * best_c > (double)best_m * c) {
+            best_m = m;
+            best_c = c;
+        }
+    }
+    free(by);
+    if (hosts)
+        *hosts = best_m;
+    if (cpus)
+        *cpus = best_c;
+    return best_m > best_c ? (double)n * best_c / best_m : 0.0;
+}
+
 void ecoc_result_free(ecoc_result *r)
 {
     ecoc_hosts_free(r->host, r->n);
+    free(r->machine);
     ecoc_pairs_free(r);
     free(r->degree);
     free(r->model.up);
@@ -863,6 +916,16 @@ static void print_model(const ecoc_result *r, FILE *out)
         fprintf(out, "%s)\n", ecoc_fmt_time(mi->step_long.max, b2, sizeof b2));
     } else
         fprintf(out, "not measured (one host): nothing added\n");
+    fprintf(out, "  hosts on one machine: ");
+    if (mi->crowd_hosts > 0) {
+        fprintf(out, "at most %d on %d CPU%s", mi->crowd_hosts, mi->crowd_cpus,
+                mi->crowd_cpus == 1 ? "" : "s");
+        if (mo->cores > 0.0)
+            fprintf(out, ": the %d hosts count as sharing %.3g cores\n", r->n, mo->cores);
+        else
+            fprintf(out, ": each its own CPUs\n");
+    } else
+        fprintf(out, "not known (probes of an older build): each its own CPUs\n");
     fprintf(out, "  a member passing a message on: ");
     if (mi->relay_measured) {
         char b2[32], b3[32];

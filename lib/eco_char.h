@@ -171,6 +171,21 @@ typedef struct ecoc_uplink {
     double both[2];     /* seconds of both at once (the slower; minimum) */
 } ecoc_uplink;
 
+/* The machine a host's probe runs on, as its hello says (characterize.h):
+ * the running kernel's boot id ("": not known, a probe of an older build)
+ * and the CPUs the probe may use (0: not known). */
+#define ECOC_MACHINE_ID_MAX 64
+typedef struct ecoc_machine {
+    char id[ECOC_MACHINE_ID_MAX + 1];
+    int cpus;
+} ecoc_machine;
+
+/* The model's cores (ecoi_model.cores) of n hosts on the machines mach[n]
+ * say (charutil.c states the rule); *hosts and *cpus (may be NULL): the
+ * most crowded machine's hosts and CPUs, 0 and 0 when no machine is
+ * known.  0: no machine has more hosts than CPUs, or none is known. */
+double ecoc_shared_cores(int n, const ecoc_machine *mach, int *hosts, int *cpus);
+
 typedef struct ecoc_model_info {
     int measured;       /* 1: r->map has the model */
     int task_how;       /* 1 two probes on one host, 0 the default */
@@ -203,11 +218,15 @@ typedef struct ecoc_model_info {
                          * least 0 */
     char relay_failed[256]; /* why the relay failed ("": it did not, or
                              * was not tried); the forward is then 0 */
+    int crowd_hosts;    /* the most crowded machine's hosts (the model's
+                         * cores: ecoc_shared_cores), 0: none known */
+    int crowd_cpus;     /* and its CPUs */
 } ecoc_model_info;
 
 typedef struct ecoc_result {
     int n;                   /* hosts */
     ecoc_host *host;         /* [n], in the order measured */
+    ecoc_machine *machine;   /* [n] each host's machine (NULL: none said) */
     struct ecoc_pairs *pairs;/* (NULL: none yet) what was measured or
                               * counted of each pair (result_pairs.c):
                               * ecoc_pair, ecoc_hops, ecoc_next, setters */

@@ -11,9 +11,10 @@
 
 /* The subnet file's magic word and the version this library writes. */
 #define ECO_FILE_MAGIC "eco-subnets"
-#define ECO_FILE_VERSION 8 /* written as 7 when a map has no lock-step
-                            * byte cost (a model with stepbyte 0, or none),
-                            * as 6 when it has no forward cost either
+#define ECO_FILE_VERSION 9 /* written as 8 when a map has no shared cores
+                            * (a model with cores 0, or none), as 7 when it
+                            * has no lock-step byte cost either (stepbyte
+                            * 0, or none), as 6 when it has no forward cost either
                             * (forward 0, or none), as 5 when
                             * it has no burst either (a model whose bursts
                             * are all 0, or none), as 4 when it has no step
@@ -78,6 +79,13 @@ typedef struct ecoi_model {
                        * round of 16,000 bytes both ways took ~2 ms, the
                        * link 1.3); 0 when not measured: nothing added.
                        * Subnet file version 8 */
+    double cores;     /* the cores the hosts share, as lib/select.c's
+                       * ecoi_busy_at counts them for all the file's hosts
+                       * at once: hosts x cores / hosts of the machine
+                       * with the most hosts a core (eco-characterize:
+                       * every emulated host of netbed on one machine of 2
+                       * cores: 2); 0 when each host has its own CPUs or
+                       * when not known.  Subnet file version 9 */
 } ecoi_model;
 
 /* lib/model.c.  A model of n subnets, every cost 0 (NULL: n < 0 or no
@@ -85,7 +93,7 @@ typedef struct ecoi_model {
 ecoi_model *ecoi_model_new(int nsubnets);
 void ecoi_model_free(ecoi_model *m);
 ecoi_model *ecoi_model_copy(const ecoi_model *m);
-/* 1 when every number (busy, step, forward, stepbyte and the bursts too) is finite and
+/* 1 when every number (busy, step, forward, stepbyte, cores and the bursts too) is finite and
  * >= 0 and link[] and burst[] are symmetric. */
 int ecoi_model_valid(const ecoi_model *m);
 /* The bytes a message between a host of s and one of t passes at once

@@ -364,8 +364,8 @@ static int make_boot(boot *b, const char *file, const int *tids)
 /* ------------------------------------------------------------------ */
 
 /* The cost model: 0 (none) or 1, then the task's alpha and beta, alpha
- * and beta of every link (row-major), every uplink, busy, step, forward
- * and stepbyte, and every link's burst (row-major) (0: not measured;
+ * and beta of every link (row-major), every uplink, busy, step, forward,
+ * stepbyte and cores (boot format 2), and every link's burst (row-major) (0: not measured;
  * always packed, so that every member unpacks what rank 0 packed and all
  * choose alike).  An
  * ecoi_cost is two doubles, packed as such. */
@@ -384,6 +384,7 @@ static int pack_model(const ecoi_model *mo, int nsub)
     rc |= pvm_pkdouble((double *)&mo->step, 1, 1);
     rc |= pvm_pkdouble((double *)&mo->forward, 1, 1);
     rc |= pvm_pkdouble((double *)&mo->stepbyte, 1, 1);
+    rc |= pvm_pkdouble((double *)&mo->cores, 1, 1);
     rc |= pvm_pkdouble(mo->burst, (int)nl, 1);
     return rc;
 }
@@ -409,6 +410,7 @@ static int unpack_model(ecoi_model **out, int nsub)
     rc |= pvm_upkdouble(&mo->step, 1, 1);
     rc |= pvm_upkdouble(&mo->forward, 1, 1);
     rc |= pvm_upkdouble(&mo->stepbyte, 1, 1);
+    rc |= pvm_upkdouble(&mo->cores, 1, 1);
     rc |= pvm_upkdouble(mo->burst, (int)nl, 1);
     if (rc < 0 || !ecoi_model_valid(mo)) {
         ecoi_model_free(mo);

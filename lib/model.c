@@ -56,6 +56,7 @@ ecoi_model *ecoi_model_copy(const ecoi_model *m)
     c->step = m->step;
     c->forward = m->forward;
     c->stepbyte = m->stepbyte;
+    c->cores = m->cores;
     memcpy(c->link, m->link, n * n * sizeof *c->link);
     memcpy(c->uplink, m->uplink, n * sizeof *c->uplink);
     memcpy(c->burst, m->burst, n * n * sizeof *c->burst);
@@ -74,7 +75,7 @@ int ecoi_model_valid(const ecoi_model *m)
     if (!m || m->nsubnets < 0 || !m->link || !m->uplink || !m->burst || !cost_ok(m->task) ||
         !isfinite(m->busy) || m->busy < 0.0 || !isfinite(m->step) || m->step < 0.0 ||
         !isfinite(m->forward) || m->forward < 0.0 || !isfinite(m->stepbyte) ||
-        m->stepbyte < 0.0)
+        m->stepbyte < 0.0 || !isfinite(m->cores) || m->cores < 0.0)
         return 0;
     n = m->nsubnets;
     for (int s = 0; s < n; s++) {
@@ -118,6 +119,7 @@ ecoi_model *ecoi_model_restrict(const ecoi_model *m, const int *old_of, int nnew
     r->step = m->step;
     r->forward = m->forward;
     r->stepbyte = m->stepbyte;
+    r->cores = m->cores; /* of the file's hosts, as busy */
     for (int i = 0; i < nnew; i++) {
         size_t oi = (size_t)old_of[i];
         r->uplink[i] = m->uplink[oi];

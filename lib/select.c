@@ -177,6 +177,25 @@ double ecoi_model_step(const ecoi_model *m)
     return m && m->step > 0.0 ? m->step : 0.0;
 }
 
+/* The cores the barrier's and the lock-step steps' share of the busy
+ * cost counts (ecoi_busy_at, ecoi_step_share): the model's (found by
+ * eco-characterize: the hosts share a machine's cores, netbed's 8
+ * emulated hosts 2), else 1.  0 (each host its own CPUs, or not known:
+ * no file says so before version 9) keeps one core, not each its own:
+ * these two rules were fitted with one core on netbed, every host on one
+ * machine, and own CPUs would charge a barrier's message all of busy
+ * whatever runs (0.91 ms simulated on switched8, 0.34-0.41 measured).
+ * The cores only change what fewer members than cores pay: switched8's
+ * star barrier was predicted 0.48 ms on one core and 0.52 on its 2 (the
+ * root's 7 releases at 2/8 of busy, not 1/8), measured 0.39-0.42 from
+ * the barrier's release and 0.52-0.57 with eco-bench's agreed start; the
+ * way up, the root's 7 receives at 7/8 of busy each, is most of it on
+ * any count of cores. */
+static double model_cores(const ecoi_model *m)
+{
+    return m && m->cores > 0.0 ? m->cores : 1.0;
+}
+
 static ecoi_cost cost_from_probe(double seconds)
 {
     ecoi_cost c = { ALPHA_HOSTS, BETA_HOSTS };
@@ -490,6 +509,8 @@ typedef struct pm {
                       * its hop (ecoi_model.forward; 0: not measured) */
     double stepbyte; /* seconds a byte of a lock-step step's message adds
                       * (ecoi_model.stepbyte; 0: not measured) */
+    double cores;    /* the cores the members' runnable share is counted
+                      * on (model_cores) */
     int n;
     const int *mh;   /* [n] member -> host, -1 unknown */
     int *sub;        /* [n] member -> subnet of the model, -1 own */
@@ -559,6 +580,7 @@ static int pm_init(pm *p, const eco_map *map, const ecoi_model *model, int n,
     p->step = ecoi_model_step(model);
     p->forward = model->forward > 0.0 ? model->forward : 0.0;
     p->stepbyte = model->stepbyte > 0.0 ? model->stepbyte : 0.0;
+    p->cores = model_cores(model);
     p->n = n;
     p->mh = mh;
     p->nhosts = map ? map->nhosts : 0;
@@ -641,13 +663,13 @@ static double msg(const pm *p, int a, int b, double bytes)
 
 /* The share of the stepbyte (measured with every member sending) that a
  * step pays when `senders` of the p->n members send at once
- * (ecoi_step_share, on one core, as the barrier's busy cost: the model
- * does not know how many its hosts share): 0 with one sender, all of it
- * with every member (all-to-all's leaders' rounds pay (S - 1) / (n - 1)
- * of it). */
+ * (ecoi_step_share on the model's cores, as the barrier's busy cost:
+ * model_cores): 0 with as many senders as cores, all of it with every
+ * member (all-to-all's leaders' rounds pay (S - 1) / (n - 1) of it on
+ * one core). */
 static double step_share(const pm *p, int senders)
 {
-    return ecoi_step_share(senders, p->n, 1.0);
+    return ecoi_step_share(senders, p->n, p->cores);
 }
 
 /* One message of `bytes` from a to b in a lock-step step: every member
@@ -2010,11 +2032,10 @@ static double rank_chain_time(const pm *p, double bytes, long forced, size_t *se
  * what a message costs while every member sends; here only some do at
  * once: the leaves on the way up, the members with children on the way
  * down.  A message costs the busy cost at that many runnable members
- * (ecoi_busy_at) on one core, their share of it (at least the pair's
- * alpha): the library does not know how many cores its hosts share (on
- * separate machines none; eco-sim --cores is told).  Measured on the six
- * shipped topologies (doc/scale.md), a barrier's message took 0.25 to
- * 0.85 of the busy cost, not all of it. */
+ * (ecoi_busy_at) on the model's cores (model_cores: 1 when the file
+ * does not say), their share of it (at least the pair's alpha).
+ * Measured on the six shipped topologies (doc/scale.md), a barrier's
+ * message took 0.25 to 0.85 of the busy cost, not all of it. */
 static double barrier_time(const pm *p, const eco_tree *t)
 {
     pm q = *p;
@@ -2025,9 +2046,9 @@ static double barrier_time(const pm *p, const eco_tree *t)
         inner += t->child_off[m + 1] > t->child_off[m];
     if (t->n < 2 || inner == 0)
         return 0.0;
-    q.busy = ecoi_busy_at(p->busy, 0.0, t->n - inner, t->n, 1.0);
+    q.busy = ecoi_busy_at(p->busy, 0.0, t->n - inner, t->n, p->cores);
     up = tree_gather(&q, t, 0);
-    q.busy = ecoi_busy_at(p->busy, 0.0, inner, t->n, 1.0);
+    q.busy = ecoi_busy_at(p->busy, 0.0, inner, t->n, p->cores);
     down = tree_gather(&q, t, 0);
     return up + down;
 }

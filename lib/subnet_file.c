@@ -28,6 +28,8 @@
  *   model stepbyte SECONDS         per byte of a lock-step step's message
  *                                  beyond its links' beta, every host
  *                                  sending a long one (optional; version 8)
+ *   model cores CORES              the cores the hosts share, counted for
+ *                                  all of them (optional; version 9)
  *
  * The writer is canonical (fixed order, shortest exact numbers), so
  * reading and writing again gives the same bytes.  The reader checks
@@ -181,8 +183,8 @@ static int has_burst(const ecoi_model *mo)
 
 /* The model (version 3): the task line, a link line for every s <= t,
  * an uplink line for every s, the busy line, the step line (version 5),
- * the forward line (version 7) and the stepbyte line (version 8) when
- * they were measured (0, not
+ * the forward line (version 7), the stepbyte line (version 8) and the
+ * cores line (version 9) when they were measured (0, not
  * measured, is the absence of the line: what older files say), and a
  * burst line for every s <= t (version 6) when any link has a burst;
  * eco-subnets(5). */
@@ -221,6 +223,10 @@ static void print_model(const ecoi_model *mo, FILE *out)
         ecoi_format_double(mo->stepbyte, b, sizeof b);
         fprintf(out, "model stepbyte %s\n", b);
     }
+    if (mo->cores > 0.0) {
+        ecoi_format_double(mo->cores, b, sizeof b);
+        fprintf(out, "model cores %s\n", b);
+    }
     if (has_burst(mo))
         for (int s = 0; s < n; s++)
             for (int t = s; t < n; t++) {
@@ -232,7 +238,8 @@ static void print_model(const ecoi_model *mo, FILE *out)
 int eco_map_fprint(const eco_map *map, FILE *out)
 {
     char num[40];
-    int rc, version = !map ? 1 : map->model && map->model->stepbyte > 0.0 ? 8
+    int rc, version = !map ? 1 : map->model && map->model->cores > 0.0 ? 9
+                    : map->model && map->model->stepbyte > 0.0 ? 8
                     : map->model && map->model->forward > 0.0 ? 7
                     : map->model && has_burst(map->model) ? 6
                     : map->model && map->model->step > 0.0 ? 5
@@ -485,6 +492,14 @@ static int check_model(reader *r, const rec *x, char **f)
     if (x->nf >= 2 && strcmp(f[1], "stepbyte") == 0 && r->version < 8)
         return bad(r, x->line, "'model stepbyte' lines need version 8 (the header says %d)",
                    r->version);
+    if (x->nf >= 2 && strcmp(f[1], "cores") == 0) {
+        if (r->version < 9)
+            return bad(r, x->line, "'model cores' lines need version 9 (the header says %d)",
+                       r->version);
+        if (x->nf != 3)
+            return bad(r, x->line, "expected 'model cores CORES'");
+        return model_number(r, x, f[2], "cores", &v);
+    }
     if (x->nf >= 2 && (strcmp(f[1], "busy") == 0 || strcmp(f[1], "step") == 0 ||
                        strcmp(f[1], "forward") == 0 || strcmp(f[1], "stepbyte") == 0)) {
         if (x->nf != 3)
@@ -492,8 +507,8 @@ static int check_model(reader *r, const rec *x, char **f)
         return model_number(r, x, f[2], "seconds", &v);
     }
     return bad(r, x->line, "expected 'model task', 'model link', 'model uplink', "
-               "'model busy', 'model step', 'model burst', 'model forward' or "
-               "'model stepbyte', not "
+               "'model busy', 'model step', 'model burst', 'model forward', "
+               "'model stepbyte' or 'model cores', not "
                "'model %.64s'",
                x->nf >= 2 ? f[1] : "");
 }
@@ -959,13 +974,14 @@ static int model_pair(reader *r, const rec *x, int *s, int *t)
     return ECO_OK;
 }
 
-/* Where line[] keeps the line of burst s-t: after the stepbyte's. */
-#define BURST_AT(n, s, t) (5 + (n) * (n) + (n) + (size_t)(s) * (n) + (size_t)(t))
+/* Where line[] keeps the line of burst s-t: after the cores'. */
+#define BURST_AT(n, s, t) (6 + (n) * (n) + (n) + (size_t)(s) * (n) + (size_t)(t))
 
 /* One model line into mo; line[] says where each entry was given:
  * [0] task, [1 + s * n + t] link s-t, [1 + n * n + s] uplink s,
  * [1 + n * n + n] busy, [2 + n * n + n] step, [3 + n * n + n] forward,
- * [4 + n * n + n] stepbyte, BURST_AT(n, s, t) burst s-t. */
+ * [4 + n * n + n] stepbyte, [5 + n * n + n] cores, BURST_AT(n, s, t) burst
+ * s-t. */
 static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
 {
     char **f = &r->tok[x->first];
@@ -1003,10 +1019,10 @@ static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
         at = &line[1 + n * n + (size_t)s];
         if (!*at)
             (void)ecoi_parse_double(f[3], &mo->uplink[s]);
-    } else { /* busy, step, forward or stepbyte: seconds */
+    } else { /* busy, step, forward or stepbyte: seconds; cores */
         int k = strcmp(f[1], "step") == 0 ? 1 : strcmp(f[1], "forward") == 0 ? 2
-              : strcmp(f[1], "stepbyte") == 0 ? 3 : 0;
-        double *to[4] = { &mo->busy, &mo->step, &mo->forward, &mo->stepbyte };
+              : strcmp(f[1], "stepbyte") == 0 ? 3 : strcmp(f[1], "cores") == 0 ? 4 : 0;
+        double *to[5] = { &mo->busy, &mo->step, &mo->forward, &mo->stepbyte, &mo->cores };
         at = &line[1 + n * n + n + (size_t)k];
         if (!*at)
             (void)ecoi_parse_double(f[2], to[k]);
@@ -1026,7 +1042,7 @@ static int load_model_line(reader *r, const rec *x, ecoi_model *mo, int *line)
 }
 
 /* The first entry of the model no line gave, reported at the header
- * (busy, step, forward and stepbyte may be missing: files from before they were
+ * (busy, step, forward, stepbyte and cores may be missing: files from before they were
  * measured, and one host, say 0, not measured; the bursts too, but all
  * of them or none: a missing one is reported at the first burst line). */
 static int model_missing(reader *r, const ecoi_model *mo, const int *line)
@@ -1075,7 +1091,7 @@ static int load_model(reader *r)
             return ECO_OK;
     }
     mo = ecoi_model_new(r->map->nsubnets);
-    line = calloc(BURST_AT(n, n, 0), sizeof *line); /* busy ... stepbyte, bursts */
+    line = calloc(BURST_AT(n, n, 0), sizeof *line); /* busy ... cores, bursts */
     if (!mo || !line) {
         ecoi_model_free(mo);
         free(line);

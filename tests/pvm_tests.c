@@ -490,7 +490,7 @@ static void mode_mismatch(int n, const int *tids)
     report(&rep, ECO_OK, worst);
 }
 
-/* The cost model of a version 8 file reaches every member, restricted to
+/* The cost model of a version 9 file reaches every member, restricted to
  * the members' subnets: each member compares its context's model entry
  * by entry, and its costs pair by pair, with the file's (read here too,
  * by host name). */
@@ -526,6 +526,8 @@ static void mode_model(int n, const int *tids)
                    "forward %g, the file's %g", got->forward, want->forward);
         ecot_check(&rep, got->stepbyte == want->stepbyte && want->stepbyte > 0.0,
                    "stepbyte %g, the file's %g", got->stepbyte, want->stepbyte);
+        ecot_check(&rep, got->cores == want->cores && want->cores > 0.0,
+                   "cores %g, the file's %g", got->cores, want->cores);
         for (int a = 0; a < m->nhosts && got->nsubnets == ns; a++)
             for (int b = 0; b < m->nhosts; b++) {
                 int fa = eco_map_find_host(file, m->host[a]);
@@ -1066,9 +1068,10 @@ static void test_contexts(void)
     drain_notices();
 }
 
-/* A version 8 file: this virtual machine's hosts, each a subnet, and two
+/* A version 9 file: this virtual machine's hosts, each a subnet, and two
  * hosts no member runs on; distinct numbers everywhere, busy, the step,
- * the forward cost, the lock-step byte cost and the bursts too.  Every member's context has the model over the
+ * the forward cost, the lock-step byte cost, the cores and the bursts too.
+ * Every member's context has the model over the
  * members' subnets only. */
 static void test_model(void)
 {
@@ -1085,7 +1088,7 @@ static void test_model(void)
     CU_ASSERT_FATAL((f = fopen(path, "w")) != NULL);
     pvm_config(&nh, &na, &hi);
     ns = nh + 2;
-    fprintf(f, "eco-subnets 8\nthreshold 0.2\nhost ghost-0.invalid\nhost ghost-1.invalid\n");
+    fprintf(f, "eco-subnets 9\nthreshold 0.2\nhost ghost-0.invalid\nhost ghost-1.invalid\n");
     for (int h = 0; h < nh; h++)
         fprintf(f, "host %s\n", hi[h].hi_name);
     fprintf(f, "subnet 0 k=2 ghost-0.invalid\nsubnet 1 k=2 ghost-1.invalid\n");
@@ -1099,7 +1102,7 @@ static void test_model(void)
         fprintf(f, "model uplink %d %.17g\n", a, 7e-7 + 1e-8 * a);
     }
     fprintf(f, "model busy 3.5e-05\nmodel step 0.00044\nmodel forward 2.9e-05\n"
-               "model stepbyte 3.3e-08\n");
+               "model stepbyte 3.3e-08\nmodel cores 2.5\n");
     for (int a = 0; a < ns; a++)
         for (int b = a; b < ns; b++)
             fprintf(f, "model burst %d %d %d\n", a, b, 3028 + 100 * a + b);
@@ -1306,7 +1309,7 @@ static const eco_unit_test tests[] = {
     { "flow control: a late root, 400 reduces of 64 KB", test_flow },
     { "reduce-to-all, gather-to-all and scatter in segments, every pipeline", test_pipeline },
     { "gather-to-all by hier in whole blocks of 64 KB to 512 KB", test_hier_units },
-    { "the cost model of a version 8 file (busy, step, bursts, forward, stepbyte) in every member",
+    { "the cost model of a version 9 file (busy, step, bursts, forward, stepbyte, cores) in every member",
       test_model },
     { "eco_finalize waits until what it sent is read", test_drain },
     { "valgrind: no error, no leak", test_valgrind },

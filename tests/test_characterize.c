@@ -944,6 +944,62 @@ static void test_doubtful_splits(void)
     ecoc_result_free(&r);
 }
 
+/* The model's cores from the machines the probes say (ecoc_shared_cores):
+ * n x CPUs / hosts of the most crowded machine, 0 when none has more
+ * hosts than CPUs or none is known. */
+static void test_shared_cores(void)
+{
+    ecoc_machine mach[8];
+    int hosts = -1, cpus = -1;
+
+    memset(mach, 0, sizeof mach);
+    /* netbed: 8 hosts on one machine of 2 CPUs */
+    for (int i = 0; i < 8; i++) {
+        snprintf(mach[i].id, sizeof mach[i].id, "boot-a");
+        mach[i].cpus = 2;
+    }
+    CU_ASSERT_EQUAL(ecoc_shared_cores(8, mach, &hosts, &cpus), 2.0);
+    CU_ASSERT_EQUAL(hosts, 8);
+    CU_ASSERT_EQUAL(cpus, 2);
+    /* 4 of them on it, 4 machines of 4 CPUs with one host each, in any
+     * order: 8 x 2 / 4 */
+    for (int i = 1; i < 8; i += 2) {
+        snprintf(mach[i].id, sizeof mach[i].id, "boot-%d", i);
+        mach[i].cpus = 4;
+    }
+    CU_ASSERT_EQUAL(ecoc_shared_cores(8, mach, &hosts, &cpus), 4.0);
+    CU_ASSERT_EQUAL(hosts, 4);
+    CU_ASSERT_EQUAL(cpus, 2);
+    /* the most hosts a CPU, not the most hosts: 4 on 2 CPUs (2 a CPU)
+     * crowd more than 3 on 2 (1.5), wherever they are */
+    snprintf(mach[1].id, sizeof mach[1].id, "boot-b");
+    snprintf(mach[3].id, sizeof mach[3].id, "boot-b");
+    snprintf(mach[5].id, sizeof mach[5].id, "boot-b");
+    mach[1].cpus = mach[3].cpus = mach[5].cpus = 2;
+    CU_ASSERT_EQUAL(ecoc_shared_cores(8, mach, &hosts, &cpus), 4.0);
+    CU_ASSERT_EQUAL(hosts, 4);
+    /* no machine with more hosts than CPUs: 0 (each its own) */
+    for (int i = 0; i < 8; i++)
+        mach[i].cpus = 4;
+    CU_ASSERT_EQUAL(ecoc_shared_cores(8, mach, &hosts, &cpus), 0.0);
+    CU_ASSERT_EQUAL(hosts, 4);
+    CU_ASSERT_EQUAL(cpus, 4);
+    /* probes of an older build say nothing: no machine known, 0; a host
+     * that says nothing crowds none */
+    memset(mach, 0, sizeof mach);
+    CU_ASSERT_EQUAL(ecoc_shared_cores(8, mach, &hosts, &cpus), 0.0);
+    CU_ASSERT_EQUAL(hosts, 0);
+    CU_ASSERT_EQUAL(cpus, 0);
+    CU_ASSERT_EQUAL(ecoc_shared_cores(8, NULL, NULL, NULL), 0.0);
+    for (int i = 0; i < 3; i++) {
+        snprintf(mach[i].id, sizeof mach[i].id, "boot-a");
+        mach[i].cpus = 2;
+    }
+    mach[3].cpus = 1; /* CPUs but no id: not known */
+    CU_ASSERT_DOUBLE_EQUAL(ecoc_shared_cores(8, mach, &hosts, &cpus), 8.0 * 2 / 3, 1e-12);
+    CU_ASSERT_EQUAL(hosts, 3);
+}
+
 /* ------------------------------------------------------------------ */
 
 static const eco_unit_test sparse_tests[] = {
@@ -971,6 +1027,7 @@ static const eco_unit_test util_tests[] = {
     { "a link's burst", test_fit_burst },
     { "hops nonces: SipHash-2-4", test_hops_nonces },
     { "splits within the noise", test_doubtful_splits },
+    { "the model's cores from the probes' machines", test_shared_cores },
     { NULL, NULL }
 };
 

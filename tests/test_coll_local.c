@@ -721,6 +721,38 @@ static void test_busy_at(void)
     CU_ASSERT_EQUAL(ecoi_busy_at(busy, 0.0, 1, 0, 2), busy);
 }
 
+/* The model's cores (ecoi_model.cores, the hosts on one machine's): a
+ * barrier's message costs the busy cost at the members running
+ * (ecoi_busy_at) on them, on one core when the model has none (0).  8
+ * hosts of one switch, 160 us busy, 12 us quiet: the flat barrier's 7
+ * leaves send to the root at once (7 of 8 running: 7/8 of busy on 1, 2
+ * or 4 cores), then the root alone sends 7 releases: busy / 8 each on
+ * one core (0: not known), 2/8 on 2 and 4/8 on 4. */
+static void test_select_cores(void)
+{
+    config one = { .n = 8, .nh = 8, .nsub = 1, .degree = { 1 },
+                   .host_subnet = { 0 }, .member_host = { 0, 1, 2, 3, 4, 5, 6, 7 } };
+    eco_map *m = make_map(&one);
+    const double busy = 160e-6;
+    double flat[3];
+    static const double cores[3] = { 0.0, 2.0, 4.0 };
+
+    m->model = plant(1, 12e-6, 9e-8, 0, 0, 0);
+    m->model->busy = busy;
+    for (int i = 0; i < 3; i++) {
+        m->model->cores = cores[i];
+        flat[i] = predicted(m, &one, ECOI_C_BARRIER, 0, "flat");
+    }
+    CU_ASSERT_DOUBLE_EQUAL(flat[0], 7 * busy * 7 / 8 + 7 * busy / 8, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(flat[1], 7 * busy * 7 / 8 + 7 * busy * 2 / 8, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(flat[2], 7 * busy * 7 / 8 + 7 * busy * 4 / 8, 1e-9);
+    /* as many cores as members: every message the busy cost */
+    m->model->cores = 8.0;
+    CU_ASSERT_DOUBLE_EQUAL(predicted(m, &one, ECOI_C_BARRIER, 0, "flat"), 14 * busy, 1e-9);
+    unplant(m);
+    eco_map_free(m);
+}
+
 /* The lock-step step (ecoi_model.step, what eco-characterize's ring,
  * where every probe sends one short message and waits for its own, takes
  * beyond its links' time): the ring's steps and recursive doubling's
@@ -2038,6 +2070,7 @@ static const eco_unit_test tests[] = {
     { "selection on planted models", test_select_planted },
     { "the busy cost in the predictions", test_select_busy },
     { "the busy cost at fewer members running", test_busy_at },
+    { "the model's cores: a barrier's busy share", test_select_cores },
     { "selection with a lock-step step", test_select_step },
     { "selection with a forward cost: the shallower tree", test_select_forward },
     { "all-to-all's streams and the links' queues", test_select_incast },

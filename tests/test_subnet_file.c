@@ -110,7 +110,7 @@ static int models_equal(const ecoi_model *a, const ecoi_model *b)
     n = (size_t)a->nsubnets;
     if (a->nsubnets != b->nsubnets || a->task.alpha != b->task.alpha ||
         a->task.beta != b->task.beta || a->busy != b->busy || a->step != b->step ||
-        a->forward != b->forward || a->stepbyte != b->stepbyte)
+        a->forward != b->forward || a->stepbyte != b->stepbyte || a->cores != b->cores)
         return 0;
     for (size_t i = 0; i < n * n; i++)
         if (a->link[i].alpha != b->link[i].alpha || a->link[i].beta != b->link[i].beta)
@@ -614,8 +614,8 @@ static void check_written(const eco_map *m, int version, const char *absent, con
 }
 
 /* A file of `version` with the model's whole part only (task, link,
- * uplink): busy, step, forward, stepbyte and bursts read as 0, written as
- * version 3. */
+ * uplink): busy, step, forward, stepbyte, cores and bursts read as 0,
+ * written as version 3. */
 static void check_bare_model(int version)
 {
     char in[300], err[512] = "";
@@ -631,6 +631,7 @@ static void check_bare_model(int version)
     CU_ASSERT_EQUAL(m->model->step, 0.0);
     CU_ASSERT_EQUAL(m->model->forward, 0.0);
     CU_ASSERT_EQUAL(m->model->stepbyte, 0.0);
+    CU_ASSERT_EQUAL(m->model->cores, 0.0);
     CU_ASSERT_EQUAL(ecoi_model_burst(m->model, 0, 0), 0.0);
     check_written(m, 3, NULL, NULL);
     eco_map_free(m);
@@ -841,6 +842,36 @@ static void test_read_version8(void)
     check_bare_model(8);
 }
 
+/* Version 9: the shared cores with everything of version 8, in any
+ * order, written after the stepbyte; without them a model is written at
+ * the lowest version that holds the rest; a version 8 file reads them
+ * as 0 (each host its own CPUs); bad values are not valid nor written. */
+static void test_read_version9(void)
+{
+    eco_map *m = read_renumbered("eco-subnets 9\n"
+                                 "model cores 2.5\n"
+                                 RENUM_IN
+                                 "model stepbyte 3.1e-08\n"
+                                 "model step 0.00044\n");
+
+    CU_ASSERT_EQUAL(m->model->cores, 2.5);
+    CU_ASSERT_EQUAL(m->model->stepbyte, 3.1e-8);
+    CU_ASSERT(ecoi_model_valid(m->model));
+    check_written(m, 9, NULL, RENUM_OUT "model step 0.00044\n"
+                                        "model stepbyte 3.1e-08\n"
+                                        "model cores 2.5\n");
+    check_round_trip(m, "v9-again.subnets");
+    check_bad_seconds(m, &m->model->cores);
+    /* none: version 8 (the stepbyte), no cores line */
+    check_written(m, 8, "cores", NULL);
+    eco_map_free(m);
+    m = read_renumbered("eco-subnets 8\n" RENUM_IN "model stepbyte 3.1e-08\n");
+    CU_ASSERT_EQUAL(m->model->cores, 0.0);
+    check_written(m, 8, "cores", NULL);
+    eco_map_free(m);
+    check_bare_model(9);
+}
+
 /* The reader takes any order; the writer's order is fixed. */
 static void test_read_lenient_write_canonical(void)
 {
@@ -913,13 +944,15 @@ typedef struct bad_case {
 #define HEAD7 "eco-subnets 7\nthreshold 0.2\n" HOSTS "subnet 0 k=2 a b\nsubnet 1 k=1 c\n"
 /* version 8: as HEAD5 */
 #define HEAD8 "eco-subnets 8\nthreshold 0.2\n" HOSTS "subnet 0 k=2 a b\nsubnet 1 k=1 c\n"
+/* version 9: as HEAD5 */
+#define HEAD9 "eco-subnets 9\nthreshold 0.2\n" HOSTS "subnet 0 k=2 a b\nsubnet 1 k=1 c\n"
 
 static const bad_case bad_files[] = {
     {"", 1, "no header"},
     {"# only\n# comments\n", 2, "no header"},
     {"threshold 0.2\n", 1, "expected the header"},
     {"a b 0.001\nb c 0.002\n", 1, "cost matrix?"},
-    {"# c\n\neco-subnets 9\nthreshold 0.2\n", 3, "unsupported eco-subnets version 9"},
+    {"# c\n\neco-subnets 10\nthreshold 0.2\n", 3, "unsupported eco-subnets version 10"},
     {"eco-subnets 0\nthreshold 0.2\n", 1, "unsupported eco-subnets version 0"},
     {"eco-subnets one\n", 1, "bad version"},
     {"eco-subnets 1 x\n", 1, "expected 'eco-subnets VERSION'"},
@@ -992,7 +1025,7 @@ static const bad_case bad_files[] = {
     {HEAD3 "model uplink 0\n", 8, "expected 'model uplink SUBNET BETA'"},
     {HEAD3 "model\n", 8,
      "expected 'model task', 'model link', 'model uplink', 'model busy', 'model step', "
-     "'model burst', 'model forward' or 'model stepbyte', not 'model '"},
+     "'model burst', 'model forward', 'model stepbyte' or 'model cores', not 'model '"},
     {HEAD3 "model links 0 1 1 1\n", 8, "not 'model links'"},
     {HEAD3 "model task -1e-05 0\n", 8, "bad alpha '-1e-05' (a number >= 0)"},
     {HEAD3 "model task 0 nan\n", 8, "bad beta 'nan'"},
@@ -1087,6 +1120,15 @@ static const bad_case bad_files[] = {
     {HEAD8 "model stepbyte nan\n", 8, "bad seconds 'nan'"},
     {HEAD8 M_TASK M_LINKS M_UPS "model stepbyte 3e-08\nmodel stepbyte 3e-08\n", 15,
      "second 'model stepbyte' (first on line 14)"},
+    /* cores: optional, version 9, a number >= 0 */
+    {HEAD8 "model cores 2\n", 8, "'model cores' lines need version 9 (the header says 8)"},
+    {HEAD9 "model cores\n", 8, "expected 'model cores CORES'"},
+    {HEAD9 "model cores 2 4\n", 8, "expected 'model cores CORES'"},
+    {HEAD9 "model cores -2\n", 8, "bad cores '-2' (a number >= 0)"},
+    {HEAD9 "model cores two\n", 8, "bad cores 'two'"},
+    {HEAD9 "model cores inf\n", 8, "bad cores 'inf'"},
+    {HEAD9 M_TASK M_LINKS M_UPS "model cores 2\nmodel cores 2\n", 15,
+     "second 'model cores' (first on line 14)"},
     /* hop classes (version 4) */
     {HEAD3 CLASSES, 8, "'hopclass' lines need version 4 (the header says 3)"},
     {HEAD2 HOSTS "hoprow 0 1\n", 6, "'hoprow' lines need version 4 (the header says 2)"},
@@ -1387,6 +1429,7 @@ static const eco_unit_test tests[] = {
     {"read version 6: the bursts", test_read_version6},
     {"read version 7: the forward cost", test_read_version7},
     {"read version 8: the lock-step byte cost", test_read_version8},
+    {"read version 9: the shared cores", test_read_version9},
     {"read lenient, write canonical", test_read_lenient_write_canonical},
     {"malformed subnet files", test_read_malformed},
     {"unreadable and binary files", test_read_errors},
