@@ -676,6 +676,46 @@ static int measure_again(master *m, const unsigned char *mark, long *pairs)
     return rc;
 }
 
+/* The cheap mode keeps a pair's statistics, not its samples: `trials`
+ * more samples of every measured pair of marked hosts, all at once as
+ * the cheap mode takes them; the pair keeps the least and the greatest
+ * of all its samples and the median of the new ones.  The count of
+ * pairs. */
+static int measure_again_sparse(master *m, const unsigned char *mark, long *pairs)
+{
+    ecoc_result *r = m->r;
+    int trials = m->o->trials, rc = ECOC_OK;
+    double *t = malloc((size_t)trials * sizeof *t);
+    char label[600];
+
+    *pairs = 0;
+    if (!t)
+        return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    for (int a = 0; a < r->n; a++)
+        for (int b = ecoc_next(r, a, a); mark[a] && b < r->n; b = ecoc_next(r, a, b))
+            *pairs += mark[b] && ecoc_pair(r, a, b) && ecoc_pair(r, a, b)->n > 0;
+    m->left += *pairs;
+    for (int a = 0; a < r->n && rc == ECOC_OK; a++)
+        for (int b = ecoc_next(r, a, a); mark[a] && b < r->n && rc == ECOC_OK;
+             b = ecoc_next(r, a, b)) {
+            const ecoc_stat *old = ecoc_pair(r, a, b);
+            ecoc_stat st;
+            if (!mark[b] || !old || old->n == 0)
+                continue;
+            snprintf(label, sizeof label, "again %s-%s", r->host[a].name, r->host[b].name);
+            if ((rc = measure(m, a, b, trials, t, label)) != ECOC_OK)
+                break;
+            ecoc_stat_of(t, trials, &st);
+            st.min = fmin(st.min, old->min);
+            st.max = fmax(st.max, old->max);
+            st.n += old->n;
+            if (ecoc_set_pair(r, a, b, &st) != ECO_OK)
+                rc = fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+        }
+    free(t);
+    return rc;
+}
+
 /* The first host of map subnet s, by name. */
 static const char *first_host(const ecoc_result *r, int s)
 {
@@ -689,19 +729,18 @@ static const char *first_host(const ecoc_result *r, int s)
  * hosts partitioned again on all the samples, up to ECOC_RECHECK_ROUNDS
  * times.  A split still doubtful after that is kept, with a warning.  A
  * quiet machine's splits are between real segments, many times their
- * floors: nothing is measured again.  Not in the cheap mode.
+ * floors: nothing is measured again.  The cheap mode measures again the
+ * pairs it measured (measure_again_sparse), no others.
  */
 static int recheck_splits(master *m)
 {
     ecoc_result *r = m->r;
     unsigned char *mark = malloc((size_t)r->n + 1);
-    int rc = mark && m->samp ? ECOC_OK : ECOC_FAILED, k = 0;
+    int rc = ECOC_OK, k = 0;
     ecoc_doubt d;
 
-    if (!mark || !m->samp) {
-        free(mark);
-        return m->samp ? fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM)) : ECOC_OK;
-    }
+    if (!mark)
+        return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
     for (int round = 0; rc == ECOC_OK; round++) {
         long pairs = 0;
         if ((k = ecoc_doubtful_splits(r, mark, &d)) < 0)
@@ -710,7 +749,8 @@ static int recheck_splits(master *m)
             break;
         if (round == 0)
             r->recheck_before = eco_map_nsubnets(r->map);
-        if ((rc = measure_again(m, mark, &pairs)) == ECOC_OK)
+        rc = r->sparse ? measure_again_sparse(m, mark, &pairs) : measure_again(m, mark, &pairs);
+        if (rc == ECOC_OK)
             rc = ecoc_result_partition(r, m->err, m->errlen);
         r->rechecked += pairs;
         r->recheck_rounds = round + 1;

@@ -25,8 +25,8 @@
  * ms against 80 us on the emulated networks), and a quiet machine's
  * noise is small (uneven's segment of three: 0.24): nothing is doubtful
  * there, and nothing is measured again.  Two subnets of one
- * host each are not compared (neither has a floor of its own), nor is
- * anything in the cheap mode (it keeps no samples to add to).
+ * host each are not compared (neither has a floor of its own).  The
+ * cheap mode's splits are judged alike, on the pairs it measured.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -82,23 +82,33 @@ static int groups_of(const ecoc_result *r, groups *g)
     return ECO_OK;
 }
 
-/* The least cost among pairs of s's hosts with t's (s == t: inside s),
- * INFINITY when none is measured; with rel, each pair's median as a
- * multiple of floor, less 1, is appended to rel[*k]. */
+/* The least cost among the measured pairs of s's hosts with t's (s ==
+ * t: inside s), INFINITY when none; with k, the pairs are counted in
+ * *k, and with rel too each one's median as a multiple of floor, less
+ * 1, is stored at rel[*k] first.  The hosts' measured pairs are walked
+ * (ecoc_next), not every two hosts: the cheap mode's subnets may be
+ * large and measured in few pairs. */
 static double least(const ecoc_result *r, const groups *g, int s, int t, double floor,
                     double *rel, int *k)
 {
     double c = INFINITY;
 
-    for (int i = g->start[s]; i < g->start[s + 1]; i++)
-        for (int j = s == t ? i + 1 : g->start[t]; j < g->start[t + 1]; j++) {
-            const ecoc_stat *st = ecoc_pair(r, g->mem[i], g->mem[j]);
-            if (!st || st->n == 0 || !(st->min > 0.0))
-                continue;
-            c = st->min < c ? st->min : c;
-            if (rel)
-                rel[(*k)++] = (st->median - floor) / floor;
+    for (int side = 0; side < (s == t ? 1 : 2); side++) {
+        int u = side ? t : s, other = side ? s : t;
+        for (int i = g->start[u]; i < g->start[u + 1]; i++) {
+            int a = g->mem[i];
+            for (int b = ecoc_next(r, a, a); b < r->n; b = ecoc_next(r, a, b)) {
+                const ecoc_stat *st = ecoc_pair(r, a, b);
+                if (g->sub[b] != other || !st || st->n == 0 || !(st->min > 0.0))
+                    continue;
+                c = st->min < c ? st->min : c;
+                if (k && rel)
+                    rel[*k] = (st->median - floor) / floor;
+                if (k)
+                    (*k)++;
+            }
         }
+    }
     return c;
 }
 
@@ -106,14 +116,13 @@ static double least(const ecoc_result *r, const groups *g, int s, int t, double 
  * ECO_ERR_NOMEM. */
 static int judge(const ecoc_result *r, const groups *g, int s, int t, ecoc_doubt *d)
 {
-    double lo = fmin(least(r, g, s, s, 0, NULL, NULL), least(r, g, t, t, 0, NULL, NULL));
+    int m = 0, k = 0;
+    double lo = fmin(least(r, g, s, s, 0, NULL, &m), least(r, g, t, t, 0, NULL, &m));
     double c = least(r, g, s, t, 0, NULL, NULL), f = 1.0 + r->opt.threshold, *rel;
-    size_t m = (size_t)(g->start[s + 1] - g->start[s]) + (size_t)(g->start[t + 1] - g->start[t]);
-    int k = 0;
 
     if (!isfinite(lo) || !isfinite(c))
         return 0;
-    if (!(rel = malloc((m * m / 2 + 1) * sizeof *rel)))
+    if (!(rel = malloc(((size_t)m + 1) * sizeof *rel)))
         return ECO_ERR_NOMEM;
     least(r, g, s, s, lo, rel, &k);
     least(r, g, t, t, lo, rel, &k);
@@ -134,7 +143,7 @@ int ecoc_doubtful_splits(const ecoc_result *r, unsigned char *mark, ecoc_doubt *
 
     if (mark)
         memset(mark, 0, (size_t)r->n);
-    if (!r->map || r->sparse || r->n < 3)
+    if (!r->map || r->n < 3)
         return 0;
     if (groups_of(r, &g) != ECO_OK)
         return ECO_ERR_NOMEM;

@@ -257,8 +257,8 @@ typedef struct ecoc_doubt {
     double cost, floor, noise;
 } ecoc_doubt;
 
-/* The doubtful splits of r's partition: their number (0 in the cheap
- * mode, which keeps no samples), or ECO_ERR_NOMEM.  mark (may be NULL),
+/* The doubtful splits of r's partition, judged on its measured pairs
+ * (all, or the cheap mode's): their number, or ECO_ERR_NOMEM.  mark (may be NULL),
  * [r->n]: 1 for the hosts of the subnets of a doubtful split, else 0;
  * worst (may be NULL): the doubtful split whose cost is the least
  * multiple of its floor. */
