@@ -43,6 +43,7 @@ long ecoi_segment_from_env(void)
 struct ecoi_shape_cache {
     ecoi_shape shape;
     int root;
+    int pattern_k;      /* the pattern it was built for (0: ECO's) */
     unsigned call;      /* c->calls when last handed out */
     eco_tree *tree;
     struct ecoi_shape_cache *next;
@@ -89,13 +90,19 @@ int ecoi_ctx_trees(const eco_ctx *c)
     return count;
 }
 
-/* Forget every choice made (the pattern or a forced algorithm changed). */
-static void plans_reset(eco_ctx *c)
+static void plans_free(ecoi_plan **table)
 {
     for (int k = 0; k < ECOI_NCOLL; k++) {
-        free(c->plans[k]);
-        c->plans[k] = NULL;
+        free(table[k]);
+        table[k] = NULL;
     }
+}
+
+/* Forget every choice made (a forced algorithm changed). */
+static void plans_reset(eco_ctx *c)
+{
+    plans_free(c->plans);
+    plans_free(c->pattern_plans);
 }
 
 /* A collective's table is 40 plans (1.9 KB): made when the collective is
@@ -103,17 +110,20 @@ static void plans_reset(eco_ctx *c)
  * shared context (eco-sim's members: 10,000 of them) for none. */
 ecoi_plan *ecoi_ctx_plan_slot(eco_ctx *c, int coll, int z)
 {
+    ecoi_plan **table;
+
     if (c->share || coll < 0 || coll >= ECOI_NCOLL || z < 0 || z >= ECOI_SIZE_CLASSES)
         return NULL;
-    if (!c->plans[coll]) {
+    table = c->pattern_k ? c->pattern_plans : c->plans;
+    if (!table[coll]) {
         ecoi_plan *t = malloc(ECOI_SIZE_CLASSES * sizeof *t);
         if (!t)
             return NULL;
         for (int i = 0; i < ECOI_SIZE_CLASSES; i++)
             t[i].algorithm = -1;
-        c->plans[coll] = t;
+        table[coll] = t;
     }
-    return &c->plans[coll][z];
+    return &table[coll][z];
 }
 
 int ecoi_ctx_create(int n, int rank, eco_map *map, const int *member_host,
@@ -194,7 +204,8 @@ int ecoi_ctx_shape(eco_ctx *c, int root, ecoi_shape shape, const eco_tree **tree
     if (c->pattern_k)   /* one k-ary tree whatever the shape */
         shape = (ecoi_shape){ 0, 0, 0 };
     for (p = &c->shapes; *p; p = &(*p)->next)
-        if ((*p)->root == root && ecoi_shape_equal((*p)->shape, shape))
+        if ((*p)->root == root && (*p)->pattern_k == c->pattern_k &&
+            ecoi_shape_equal((*p)->shape, shape))
             break;
     if ((s = *p) != NULL) {
         *p = s->next;   /* to the front: the most recently used */
@@ -211,6 +222,7 @@ int ecoi_ctx_shape(eco_ctx *c, int root, ecoi_shape shape, const eco_tree **tree
         }
         s->shape = shape;
         s->root = root;
+        s->pattern_k = c->pattern_k;
     }
     s->call = c->calls;
     s->next = c->shapes;
@@ -346,10 +358,14 @@ int eco_set_pattern(eco_ctx *ctx, const char *name)
         return ECO_ERR_ARG;
     if (k == -1)                      /* star: the root sends to everybody */
         k = ctx->n > 1 ? ctx->n - 1 : 1;
+    /* ECO's trees and choices stay (the cache keeps the last few trees
+     * of either, ecoi_ctx_shape): eco-bench takes turns between patterns
+     * iteration by iteration, and eco's turns paid for choosing again,
+     * 0.1 ms of a broadcast of 1,000 bytes on switched8.topo.  Another
+     * pattern's choices are another tree's. */
     if (k != ctx->pattern_k)
-        shapes_free(ctx);
+        plans_free(ctx->pattern_plans);
     ctx->pattern_k = k;
-    plans_reset(ctx);
     return ECO_OK;
 }
 

@@ -427,6 +427,9 @@ struct eco_ctx {
     ecoi_plan *plans[ECOI_NCOLL]; /* choices made: ECOI_SIZE_CLASSES per
                             * collective, allocated on its first call (a
                             * shared context has none: it uses share's) */
+    ecoi_plan *pattern_plans[ECOI_NCOLL]; /* the same under a pattern
+                            * (pattern_k): apart, so that ECO's choices
+                            * outlive a turn of another pattern */
     int pattern_k;         /* 0: ECO's trees; else a k-ary tree over ranks */
     int *groups[ECOI_LEVELS]; /* [n] ecoi_ctx_groups, made on first use */
     ecoi_model *dflt_model; /* the defaults when the map has no model,

@@ -314,6 +314,17 @@ static void test_context_10000(void)
     c->calls++;
     CU_ASSERT_EQUAL(ecoi_ctx_shape(c, 3, shapes[1], &t), ECO_OK);
     CU_ASSERT_EQUAL(ecoi_ctx_trees(c), 8);
+    /* a pattern's tree is its own, and ECO's stays through its turn */
+    CU_ASSERT_EQUAL(eco_set_pattern(c, "binary"), ECO_OK);
+    c->calls++;
+    CU_ASSERT_EQUAL(ecoi_ctx_shape(c, 3, shapes[1], &t2), ECO_OK);
+    CU_ASSERT(t2 != t);
+    CU_ASSERT(tree_ok(t2, N_MEMBERS, 3));
+    CU_ASSERT_EQUAL(t2->child_off[4] - t2->child_off[3], 2);   /* the root's two */
+    CU_ASSERT_EQUAL(eco_set_pattern(c, "eco"), ECO_OK);
+    c->calls++;
+    CU_ASSERT_EQUAL(ecoi_ctx_shape(c, 3, shapes[1], &again), ECO_OK);
+    CU_ASSERT_PTR_EQUAL(again, t);
     ecoi_ctx_destroy(c);
     free(mh);
 }
@@ -371,9 +382,27 @@ static void test_shared_10000(void)
         CU_ASSERT(heap_bytes() - one < 2 * ECOI_SIZE_CLASSES * (long long)sizeof(ecoi_plan));
     CU_ASSERT_PTR_NULL(ecoi_ctx_plan_slot(c, ECOI_NCOLL, 0));
     CU_ASSERT_PTR_NULL(ecoi_ctx_plan_slot(c, ECOI_C_BCAST, ECOI_SIZE_CLASSES));
-    /* a new pattern forgets the choices, and their tables */
+    /* another pattern's choices are kept apart: ECO's outlive its turn
+     * (eco-bench takes turns), another pattern's do not */
+    slot->algorithm = 3;
     CU_ASSERT_EQUAL(eco_set_pattern(c, "binary"), ECO_OK);
+    CU_ASSERT_PTR_EQUAL(c->plans[ECOI_C_BCAST] + 14, slot);
+    CU_ASSERT_PTR_NULL(c->pattern_plans[ECOI_C_BCAST]);
+    CU_ASSERT_PTR_EQUAL(ecoi_ctx_plan_slot(c, ECOI_C_BCAST, 14),
+                        c->pattern_plans[ECOI_C_BCAST] + 14);
+    CU_ASSERT_EQUAL(c->pattern_plans[ECOI_C_BCAST][14].algorithm, -1);
+    c->pattern_plans[ECOI_C_BCAST][14].algorithm = 0;
+    CU_ASSERT_EQUAL(eco_set_pattern(c, "binary"), ECO_OK);   /* the same: kept */
+    CU_ASSERT_EQUAL(c->pattern_plans[ECOI_C_BCAST][14].algorithm, 0);
+    CU_ASSERT_EQUAL(eco_set_pattern(c, "kary3"), ECO_OK);    /* another: forgotten */
+    CU_ASSERT_PTR_NULL(c->pattern_plans[ECOI_C_BCAST]);
+    CU_ASSERT_EQUAL(eco_set_pattern(c, "eco"), ECO_OK);
+    CU_ASSERT_PTR_EQUAL(ecoi_ctx_plan_slot(c, ECOI_C_BCAST, 14), slot);
+    CU_ASSERT_EQUAL(slot->algorithm, 3);
+    /* a forced algorithm forgets every choice, and their tables */
+    CU_ASSERT_EQUAL(eco_set_pattern(c, "bcast=chain"), ECO_OK);
     CU_ASSERT_PTR_NULL(c->plans[ECOI_C_BCAST]);
+    CU_ASSERT_PTR_NULL(c->pattern_plans[ECOI_C_BCAST]);
     for (int r = 0; r < N_MEMBERS; r++)
         ecoi_ctx_destroy(m[r]);
     ecoi_ctx_destroy(c);
