@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <pvm3.h>
 #include "cunit_common.h"
 #include "coll_battery.h"
@@ -1211,6 +1212,61 @@ static void test_flow_epochs(void)
     }
 }
 
+/* No member leaves a barrier before every member has entered: each
+ * member counts itself in just before it enters, and on leaving finds
+ * the count of every member in; one member (another each round) comes
+ * 20 ms late, so that a barrier that let anyone go early would be seen. */
+static int barrier_count;
+
+static int barrier_body(eco_ctx *ctx, member *me)
+{
+    const int n = me->cfg->n;
+
+    for (int round = 1; round <= 3; round++) {
+        int rc, in;
+        if (me->rank == (round * 5) % n) {
+            struct timespec ts = { 0, 20000000L };
+            nanosleep(&ts, NULL);
+        }
+        __atomic_add_fetch(&barrier_count, 1, __ATOMIC_SEQ_CST);
+        if ((rc = eco_barrier(ctx)) != ECO_OK)
+            return rc;
+        in = __atomic_load_n(&barrier_count, __ATOMIC_SEQ_CST);
+        ecot_check(&me->rep, in >= round * n, "barrier %d: rank %d left with %d of %d in",
+                   round, me->rank, in - (round - 1) * n, n);
+    }
+    return ECO_OK;
+}
+
+static void test_barrier_holds(void)
+{
+    static const char *const forced[] = { "barrier=star", "barrier=flat", NULL };
+    config c;
+
+    for (size_t f = 0; f < sizeof forced / sizeof forced[0]; f++) {
+        if (forced[f])
+            setenv("ECO_ALGORITHM", forced[f], 1);
+        for (int n = 1; n <= 13; n += (n < 5 ? 1 : 4)) {
+            member *ms;
+            int nh = 1 + n / 2, nsub = 1 + n % 3;
+            random_config(&c, n, nsub < nh ? nsub : nh, nh);
+            barrier_count = 0;
+            ms = run_members(&c, ECOT_QUICK, barrier_body, NULL);
+            for (int r = 0; r < n; r++) {
+                CU_ASSERT_EQUAL(ms[r].rc, ECO_OK);
+                CU_ASSERT_EQUAL(ms[r].rep.checks, 3);
+                CU_ASSERT_EQUAL(ms[r].rep.failures, 0);
+                if (ms[r].rc != ECO_OK || ms[r].rep.failures)
+                    fprintf(stderr, "\n  %s, n=%d rank %d: %s, %s\n",
+                            forced[f] ? forced[f] : "chosen", n, r, eco_strerror(ms[r].rc),
+                            ms[r].rep.first);
+            }
+            free(ms);
+        }
+        unsetenv("ECO_ALGORITHM");
+    }
+}
+
 static void test_hier_long_units(void)
 {
     /* one subnet (as pvm.test's one host), S = 2 and S = 3 subnets,
@@ -2066,6 +2122,7 @@ static const eco_unit_test tests[] = {
     { "every algorithm, forced by name", test_every_algorithm },
     { "flow control's epochs: the planner's count is the transports'", test_flow_epochs },
     { "gather-to-all by hier in units of 64 and 512 KB", test_hier_long_units },
+    { "no member leaves a barrier before every member entered", test_barrier_holds },
     { "recursive doubling, 1 to 17 members", test_rdouble_sizes },
     { "selection on planted models", test_select_planted },
     { "the busy cost in the predictions", test_select_busy },
