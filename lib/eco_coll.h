@@ -279,7 +279,7 @@ enum {
     ECOI_RUN_TREE,    /* walks a tree of the given shape (the rooted ones) */
     ECOI_RUN_RSAG,    /* reduce-to-all: subnet trees, then reduce-scatter and
                        * gather-to-all among the subnets' leaders */
-    ECOI_RUN_RING,    /* gather-to-all around eco_ring's ring */
+    ECOI_RUN_RING,    /* gather-to-all, reduce-to-all around eco_ring's ring */
     ECOI_RUN_HIER,    /* gather-to-all: subnet trees, exchange among leaders */
     ECOI_RUN_CHAIN,   /* scan down a pipelined chain of ranks */
     ECOI_RUN_DIRECT,  /* all-to-all, pairwise */
@@ -633,6 +633,8 @@ int ecoi_empty(eco_ctx *c);
 void ecoi_sched_empty(ecoi_sched *s);
 /* Reduce-to-all by recursive doubling (rdouble.c), as a schedule. */
 void ecoi_sched_rdouble(ecoi_sched *s, const void *mine, void *result, size_t count);
+/* Reduce-to-all around eco_ring's ring (ring_reduce.c), as a schedule. */
+void ecoi_sched_ring_allreduce(ecoi_sched *s, const void *mine, void *result, size_t count);
 
 /* eco_ring's order of the members, made on first use and kept. */
 int ecoi_ctx_ring(eco_ctx *c, const int **ring);

@@ -8,9 +8,9 @@
  * up the tree.  Reduce-to-all either reduces at rank 0 and broadcasts the
  * result down the same tree, the two passes pipelined into each other
  * (ecoi_sched_allreduce), or runs rsag (below), or recursive doubling
- * (rdouble.c): select.c chooses.  Ops must be associative and
- * commutative: the tree combines members in its own order, not in rank
- * order.
+ * (rdouble.c), or the ring (ring_reduce.c): select.c chooses.  Ops must
+ * be associative and commutative: the tree combines members in its own
+ * order, not in rank order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +155,8 @@ static int reduce_call(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int cou
         sched_rsag(s, &plan, sendbuf, recvbuf, (size_t)count);
     } else if (rc == ECO_OK && plan.run == ECOI_RUN_RDOUBLE) {
         ecoi_sched_rdouble(s, sendbuf, recvbuf, (size_t)count);
+    } else if (rc == ECO_OK && plan.run == ECOI_RUN_RING) {
+        ecoi_sched_ring_allreduce(s, sendbuf, recvbuf, (size_t)count);
     } else {
         if (rc == ECO_OK)
             rc = ecoi_ctx_shape(ctx, top, plan.shape, &t);

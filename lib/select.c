@@ -285,6 +285,7 @@ static const ecoi_algorithm algorithms[] = {
     { "rsag-sites", ECOI_C_ALLREDUCE, ECOI_RUN_RSAG, { ECOI_AMONG_TREE,  FILE_K,       FILE_K },
       ECOI_LEVEL_SITES },
     { "rdouble",   ECOI_C_ALLREDUCE, ECOI_RUN_RDOUBLE, { ECOI_AMONG_TREE, FILE_K,      FILE_K }, 0 },
+    { "ring",      ECOI_C_ALLREDUCE, ECOI_RUN_RING,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
     { "star",      ECOI_C_GATHER,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "flat",      ECOI_C_GATHER,    ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "star",      ECOI_C_SCATTER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
@@ -1907,6 +1908,16 @@ static double ring_time(const pm *p, const int *ring, double bytes)
     return (p->n - 1) * step;
 }
 
+/* Reduce-to-all around the ring (ring_reduce.c): the reduce-scatter's
+ * n - 1 steps and the gather-to-all's n - 1, each a block of bytes / n,
+ * and the combining of n - 1 blocks on the way. */
+static double ring_allreduce_time(const pm *p, const int *ring, double bytes)
+{
+    const double block = bytes / p->n;
+
+    return 2 * ring_time(p, ring, block) + (p->n - 1) * block * GAMMA;
+}
+
 /* One round of k messages from[i] -> to[i] of len[i] bytes, all at once,
  * combined on arrival when combine: as long as its slowest message or its
  * busiest resource (the messages that cross a subnet's shared link take
@@ -2186,8 +2197,11 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
                     *rc = ECO_ERR_NOMEM;
                 return INFINITY;
             }
-            tm = a->run == ECOI_RUN_RING ? ring_time(p, ring, bytes)
-                                         : rdouble_time(p, ring, bytes, l, rc);
+            if (a->run == ECOI_RUN_RING && a->coll == ECOI_C_ALLREDUCE)
+                tm = ring_allreduce_time(p, ring, bytes);
+            else
+                tm = a->run == ECOI_RUN_RING ? ring_time(p, ring, bytes)
+                                             : rdouble_time(p, ring, bytes, l, rc);
             free(ring);
             return tm;
         }

@@ -267,14 +267,15 @@ static void mode_contexts(int n, const int *tids)
 /* Reduce-to-all pipelined in 1,024 segments (ECO_SEGMENT_SIZE 256, 64K
  * ints), far more than the flow-control window (two epochs of 16
  * messages per pair): every member's segments up and down must not wait
- * on each other in a circle, for each algorithm that pipelines.  Then
+ * on each other in a circle, for each algorithm that pipelines (and the
+ * ring's 2 (n - 1) blocks to one neighbour, over PVM).  Then
  * gather-to-all among leaders, whose exchange and runs down take turns
  * in segments. */
 static void mode_pipeline(int n, const int *tids)
 {
     static const char *const forced[] = {
         "allreduce=tree", "allreduce=tree-k2", "allreduce=tree-k3", "allreduce=chain",
-        "allreduce=rsag", "allreduce=rsag-sites",
+        "allreduce=rsag", "allreduce=rsag-sites", "allreduce=ring",
     };
     static const char *const gforced[] = { "allgather=hier", "allgather=hier-k2",
                                            "allgather=hier-sites", "allgather=hier-chain" };

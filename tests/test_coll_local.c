@@ -626,6 +626,9 @@ static void test_select_planted(void)
     m->model = plant(1, 60e-6, 8e-8, 0, 0, 0);
     CU_ASSERT_STRING_NOT_EQUAL(winner(m, &one, ECOI_C_ALLREDUCE, 131072, NULL), "rsag");
     CU_ASSERT_STRING_NOT_EQUAL(winner(m, &one, ECOI_C_ALLGATHER, 131072, NULL), "hier");
+    /* long vectors: the ring moves 2 (n - 1) / n of the vector through a
+     * member's link, the tree's inner members twice the vector */
+    CU_ASSERT_STRING_EQUAL(winner(m, &one, ECOI_C_ALLREDUCE, 131072, NULL), "ring");
     winner(m, &one, ECOI_C_BCAST, 131072, &seg);
     CU_ASSERT(seg > 0);
     /* 8 bytes: the cost per message is all; 3 rounds of recursive
@@ -1110,6 +1113,7 @@ static void test_every_algorithm(void)
         "allreduce=rdouble,scan=rdouble,alltoall=direct,exscan=rdouble,alltoallv=direct",
         "bcast=star,reduce=star,allreduce=star",
         "bcast=tree-k4,reduce=tree-k4,allreduce=tree-k4",
+        "allreduce=ring",
     };
     char seen[256] = { 0 };
     config c;
@@ -1336,13 +1340,14 @@ static void test_hier_long_units(void)
         }
 }
 
-/* Recursive doubling forced for every member count from 1 to 17 (powers
- * of two and the folds of the others), members in random subnets and
- * hosts, so that eco_ring's order, which pairs them, is not rank order. */
-static void test_rdouble_sizes(void)
+/* The battery with `forced` for every member count from 1 to nmax,
+ * members in scattered subnets and hosts, so that eco_ring's order,
+ * which pairs them (rdouble) or makes the ring (ring), is not rank
+ * order. */
+static void forced_sizes(const char *forced, int nmax)
 {
-    setenv("ECO_ALGORITHM", "allreduce=rdouble,scan=rdouble", 1);
-    for (int n = 1; n <= 17; n++) {   /* no rnd(): other tests' draws stay */
+    setenv("ECO_ALGORITHM", forced, 1);
+    for (int n = 1; n <= nmax; n++) {   /* no rnd(): other tests' draws stay */
         config c = { .n = n, .nsub = 1 + n % 4 };
         c.nh = c.nsub + n / 2;
         for (int h = 0; h < c.nh; h++)
@@ -1354,6 +1359,20 @@ static void test_rdouble_sizes(void)
         run_battery(&c, ECOT_QUICK);
     }
     unsetenv("ECO_ALGORITHM");
+}
+
+/* Recursive doubling: powers of two and the folds of the others. */
+static void test_rdouble_sizes(void)
+{
+    forced_sizes("allreduce=rdouble,scan=rdouble", 17);
+}
+
+/* Reduce-to-all around the ring: 1 to 18 members, so that the battery's
+ * counts 1 and 7 leave blocks empty (count < n), and the 2 (n - 1) steps
+ * are made in more than one piece (ring_reduce.c: 32 at a time). */
+static void test_ring_sizes(void)
+{
+    forced_sizes("allreduce=ring", 18);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2124,6 +2143,7 @@ static const eco_unit_test tests[] = {
     { "gather-to-all by hier in units of 64 and 512 KB", test_hier_long_units },
     { "no member leaves a barrier before every member entered", test_barrier_holds },
     { "recursive doubling, 1 to 17 members", test_rdouble_sizes },
+    { "reduce-to-all around the ring, 1 to 18 members", test_ring_sizes },
     { "selection on planted models", test_select_planted },
     { "the busy cost in the predictions", test_select_busy },
     { "the busy cost at fewer members running", test_busy_at },
