@@ -56,6 +56,23 @@
  * tells the others (abort), so the error spreads instead of leaving them
  * hanging.
  *
+ * Order: PVM 3.4 keeps the messages from S to R in order only while
+ * their route stays.  When S and R start sending each other at once
+ * under direct routing, the one that grants the other's link
+ * (TC_CONREQ: libpvm's pvm_tc_conreq) sends through the daemons until it
+ * accepts the connection, then over it, and its later messages can
+ * overtake its earlier ones: two fresh tasks that each sent the other
+ * 200 messages of one tag got them out of order in 5 rounds of 30 on one
+ * host, message 135 where 15 was due.  In a collective, a chunk's piece
+ * went into the previous chunk's place (rsag among leaders that first
+ * met there).  So every message carries its number among those its
+ * sender sent to that member in this context, modulo ECOI_WIRE_SEQS, in
+ * its tag (wire_tag), and a member takes a member's messages off PVM's
+ * queue only in that order (take_next, sweep): what PVM delivers early
+ * waits in PVM's queue for its turn.  Flow control (below) keeps at most
+ * two epochs, 32 messages, of a pair unread, so numbers modulo 64 never
+ * meet twice in the queue.
+ *
  * Flow control: the messages from one member to another are counted in
  * epochs (ECOI_FLOW_MSGS messages or ECOI_FLOW_BYTES bytes, whichever
  * comes first); the receiver acknowledges each epoch when it has read its
@@ -119,6 +136,36 @@
 #define ECOI_HDR_MAGIC 0x45434f32 /* "ECO2" */
 #define ECOI_SIG_INTS 5
 #define ECOI_HDR_INTS (1 + ECOI_SIG_INTS + 1)
+
+/* A message's number among its sender's to one member goes in bits 24
+ * to 29 of its tag (the library's tags are ECOI_TAG_BASE, 0x45 in bits 24
+ * to 31, and a counter below): XOR'd in, so a wire tag stays positive and
+ * of the library's (bits 30 and 31 untouched).  Numbers modulo 64: flow
+ * control keeps at most 2 x ECOI_FLOW_MSGS of a pair unread. */
+#define ECOI_WIRE_SEQS 64
+#define ECOI_WIRE_SHIFT 24
+_Static_assert(ECOI_WIRE_SEQS > 2 * ECOI_FLOW_MSGS, "wire numbers meet twice in a queue");
+
+static int wire_tag(int tag, unsigned nth)
+{
+    return tag ^ (int)((nth % ECOI_WIRE_SEQS) << ECOI_WIRE_SHIFT);
+}
+
+/* 1 when a tag read off PVM in the library's context is a wire tag. */
+static int is_wire(int wire)
+{
+    return ((wire ^ ECOI_TAG_BASE) & ~ECOI_TAG_MASK & ~((ECOI_WIRE_SEQS - 1) << ECOI_WIRE_SHIFT)) == 0;
+}
+
+static int base_tag(int wire)
+{
+    return (wire & ECOI_TAG_MASK) | ECOI_TAG_BASE;
+}
+
+static unsigned wire_nth(int wire)
+{
+    return (unsigned)((wire ^ ECOI_TAG_BASE) >> ECOI_WIRE_SHIFT) % ECOI_WIRE_SEQS;
+}
 
 /* A signature as it travels (in the header, and in WAIT): five ints, in
  * the caller's storage (packed in place, it must live until the send). */
@@ -879,7 +926,7 @@ static int tp_send(ecoi_transport *t, int dest, int tag, const void *buf,
     if ((rc = pvm_pkint(hdr, ECOI_HDR_INTS, 1)) >= 0 && count)
         rc = pack_enc(enc, datatype, (void *)buf, (int)count, 0);
     rc = rc < 0 ? tp_pvm_error(p, rc) : ECO_OK;
-    if (rc == ECO_OK && pvm_send(p->tids[dest], tag) < 0)
+    if (rc == ECO_OK && pvm_send(p->tids[dest], wire_tag(tag, p->peer[dest].sent_msgs)) < 0)
         rc = ECO_ERR_PEER;
     pvm_setsbuf(0);
     pvm_freebuf(bid);
@@ -996,20 +1043,102 @@ static int in_ctx(int mid, int ctx, struct pvmminfo *mi)
     return pvm_getminfo(mid, mi) >= 0 && mi->ctx == ctx;
 }
 
-/* What match_sweep looks for: set by sweep around its receives. */
-static int sweep_ctx, sweep_tag, sweep_tid;
+/* A message taken off PVM's queue, not the one waited for: to the stash
+ * (stash_active: its header read when it is of this call, unread when
+ * of a later one), or, of an earlier call, a mismatch: r sent what
+ * nobody read here (a call ends only when it has read all it was sent). */
+static int keep_aside(pvm_tp *p, int r, int tag, int b)
+{
+    const int d = ecoi_tag_diff(tag, p->base.call_tag);
 
-/* A matcher for pvm_recvf: a message of the library's context with the
- * tag waited for, from anyone, or from the member waited on, any tag. */
-static int match_sweep(int mid, int tid, int tag)
+    if (d < 0) {
+        pvm_freebuf(b);
+        return ECO_ERR_MISMATCH;
+    }
+    return stash_active(p, r, tag, b, d < ECOI_CALL_TAGS);
+}
+
+/* What match_next looks for: set by take_next around its receive. */
+static int next_ctx, next_tid;
+static unsigned next_nth;
+
+/* A matcher for pvm_recvf: the message next_tid sent next (its number
+ * next_nth) in the library's context. */
+static int match_next(int mid, int tid, int tag)
 {
     struct pvmminfo mi;
 
     (void)tid;
     (void)tag;
-    if (!in_ctx(mid, sweep_ctx, &mi))
+    return in_ctx(mid, next_ctx, &mi) && mi.src == next_tid && is_wire(mi.tag) &&
+           wire_nth(mi.tag) == next_nth;
+}
+
+/* The next message of src, in the order src sent them, off PVM's queue
+ * (waiting up to one slice when wait): its buffer (*tag its tag), 0 when
+ * it has not come, or PVM's error. */
+static int take_next(pvm_tp *p, int src, int wait, int *tag)
+{
+    struct timeval tv = { 0, ECOI_POLL_USEC };
+    ecoi_matcher old;
+    int b, bytes, mtid;
+
+    next_ctx = p->pvmctx;
+    next_tid = p->tids[src];
+    next_nth = p->peer[src].taken % ECOI_WIRE_SEQS;
+    old = ecoi_pvm_set_matcher(match_next);
+    b = wait ? pvm_trecv(-1, -1, &tv) : pvm_nrecv(-1, -1);
+    ecoi_pvm_set_matcher(old);
+    if (b > 0) {
+        p->peer[src].taken++;
+        if (pvm_bufinfo(b, &bytes, tag, &mtid) < 0)
+            *tag = 0;
+        *tag = base_tag(*tag);
+    }
+    return b;
+}
+
+/* src's messages in the order it sent them, until (src, tag) (*bid) or
+ * none more has come (*bid 0); the others go aside (keep_aside).  wait:
+ * the first one waited for up to one slice. */
+static int take_until(pvm_tp *p, int src, int tag, int wait, int *bid)
+{
+    int b, mtag, rc = ECO_OK;
+
+    *bid = 0;
+    while (rc == ECO_OK && (b = take_next(p, src, wait, &mtag)) != 0) {
+        if (b < 0)
+            return tp_pvm_error(p, b);
+        if (mtag == tag) {
+            *bid = b;
+            break;
+        }
+        rc = keep_aside(p, src, mtag, b);
+        wait = 0;
+    }
+    return rc;
+}
+
+/* What match_sweep looks for: set by sweep around its receives. */
+static int sweep_ctx, sweep_tag, sweep_tid;
+static const pvm_tp *sweep_tp;
+
+/* A matcher for pvm_recvf: a message of the library's context with the
+ * tag waited for, from anyone, or from the member waited on, any tag;
+ * each member's in the order it sent them. */
+static int match_sweep(int mid, int tid, int tag)
+{
+    struct pvmminfo mi;
+    int r;
+
+    (void)tid;
+    (void)tag;
+    if (!in_ctx(mid, sweep_ctx, &mi) || !is_wire(mi.tag))
         return 0;
-    return mi.tag == sweep_tag || mi.src == sweep_tid;
+    if (base_tag(mi.tag) != sweep_tag && mi.src != sweep_tid)
+        return 0;
+    return (r = rank_of(sweep_tp, mi.src)) >= 0 &&
+           wire_nth(mi.tag) == sweep_tp->peer[r].taken % ECOI_WIRE_SEQS;
 }
 
 /*
@@ -1018,13 +1147,11 @@ static int match_sweep(int mid, int tid, int tag)
  *  - The same tag from another member goes to the stash (stash_active),
  *    its header read.
  *  - Another tag from src: of this call, to the stash too; of an earlier
- *    call, a mismatch (src sent what nobody read here: a call ends only
- *    when it has read all it was sent); of a later call, to the stash
- *    unread, for that call.  That one does not prove that src left this
- *    call without sending (src, tag): PVM keeps a pair's messages in order
- *    only while their route stays (see compat/group.c), so it may have
- *    overtaken it.  The WAIT's count settles that (apply), or, when src
- *    reads no WAIT (it waits outside the library), moved_on's grace.
+ *    call, a mismatch (keep_aside); of a later call, to the stash
+ *    unread, for that call: src has left this call, and what it sent in
+ *    it is here already (taken in order).  The WAIT's count settles it
+ *    (apply), or, when src reads no WAIT (it waits outside the library),
+ *    moved_on's grace.
  * One receive under a matcher (match_sweep) a message, and one that finds
  * none: a pass over the sockets each.
  */
@@ -1037,9 +1164,9 @@ static int sweep(pvm_tp *p, int src, int tag, int *bid)
     sweep_ctx = p->pvmctx;
     sweep_tag = tag;
     sweep_tid = p->tids[src];
+    sweep_tp = p;
     old = ecoi_pvm_set_matcher(match_sweep);
     while (rc == ECO_OK && (b = pvm_nrecv(-1, -1)) != 0) {
-        int d;
         if (b < 0) {
             rc = tp_pvm_error(p, b);
             break;
@@ -1049,17 +1176,12 @@ static int sweep(pvm_tp *p, int src, int tag, int *bid)
             continue;
         }
         p->peer[r].taken++;
+        mtag = base_tag(mtag);
         if (r == src && mtag == tag) {
             *bid = b;
             break;
         }
-        d = ecoi_tag_diff(mtag, p->base.call_tag);
-        if (d < 0) {
-            pvm_freebuf(b);
-            rc = ECO_ERR_MISMATCH;
-        } else {
-            rc = stash_active(p, r, mtag, b, d < ECOI_CALL_TAGS);
-        }
+        rc = keep_aside(p, r, mtag, b);
     }
     ecoi_pvm_set_matcher(old);
     return rc;
@@ -1081,9 +1203,9 @@ static int match_stale(int mid, int tid, int tag)
     (void)tag;
     if (!in_ctx(mid, stale_ctx, &mi))
         return 0;
-    if ((mi.tag & ~ECOI_TAG_MASK) != ECOI_TAG_BASE)
+    if (!is_wire(mi.tag))
         return 0;
-    return ecoi_tag_stale(mi.tag, stale_call, stale_this_too);
+    return ecoi_tag_stale(base_tag(mi.tag), stale_call, stale_this_too);
 }
 
 /* 1 when a stashed message is of one of the ECOI_STALE_CALLS calls
@@ -1253,16 +1375,8 @@ static int wait_msg(pvm_tp *p, int src, int tag, int *bid, int *read_hdr, int *c
     if ((*bid = unstash(p, src, tag, read_hdr, count)) > 0)
         return ECO_OK;
     for (;;) {
-        struct timeval tv = { 0, ECOI_POLL_USEC };
-        int b = pvm_trecv(p->tids[src], tag, &tv);
-
-        if (b > 0) {
-            p->peer[src].taken++;
-            *bid = b;
-            return ECO_OK;
-        }
-        if (b < 0)
-            return tp_pvm_error(p, b);
+        if ((rc = take_until(p, src, tag, 1, bid)) != ECO_OK || *bid > 0)
+            return rc;
         pump(0);
         if (p->peer[src].aborted)
             return p->peer[src].aborted;
@@ -1300,7 +1414,8 @@ static int deliver(pvm_tp *p, int src, int tag, int bid, int read_hdr, int their
     for (int i = 0; i < nfwd && rc == ECO_OK; i++) {
         rc = flow_wait(p, fwd[i]);
         pvm_setsbuf(bid);
-        if (rc == ECO_OK && pvm_send(p->tids[fwd[i]], tag) < 0)
+        if (rc == ECO_OK &&
+            pvm_send(p->tids[fwd[i]], wire_tag(tag, p->peer[fwd[i]].sent_msgs)) < 0)
             rc = ECO_ERR_PEER;
         pvm_setsbuf(0);
         if (rc == ECO_OK)
@@ -1356,12 +1471,9 @@ static int tp_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t co
     if (count > INT_MAX)
         return ECO_ERR_ARG;
     if ((bid = unstash(p, src, tag, &read_hdr, &theirs)) <= 0) {
-        bid = pvm_nrecv(p->tids[src], tag);
-        if (bid < 0)
-            return tp_pvm_error(p, bid);
-        if (bid > 0)
-            p->peer[src].taken++;
-        else if ((rc = sweep(p, src, tag, &bid)) != ECO_OK)
+        if ((rc = take_until(p, src, tag, 0, &bid)) != ECO_OK)
+            return rc;
+        if (bid == 0 && (rc = sweep(p, src, tag, &bid)) != ECO_OK)
             return rc;
     }
     if (bid == 0) {
