@@ -441,6 +441,24 @@ static int model_id(reader *r, const rec *x, const char *s, int *id)
     return ECO_OK;
 }
 
+/* The model lines that came after version 3, and the version each needs. */
+static const struct {
+    const char *word;
+    int version;
+} model_since[] = {
+    { "step", 5 }, { "burst", 6 }, { "forward", 7 }, { "stepbyte", 8 }, { "cores", 9 },
+};
+
+/* The model lines of one number: the word, the number as the usage names
+ * it, and as model_number's errors do. */
+static const struct {
+    const char *word, *usage, *what;
+} model_one[] = {
+    { "busy", "SECONDS", "seconds" },     { "step", "SECONDS", "seconds" },
+    { "forward", "SECONDS", "seconds" },  { "stepbyte", "SECONDS", "seconds" },
+    { "cores", "CORES", "cores" },
+};
+
 static int check_model(reader *r, const rec *x, char **f)
 {
     double v;
@@ -472,13 +490,11 @@ static int check_model(reader *r, const rec *x, char **f)
             return rc;
         return model_number(r, x, f[3], "beta", &v);
     }
-    if (x->nf >= 2 && strcmp(f[1], "step") == 0 && r->version < 5)
-        return bad(r, x->line, "'model step' lines need version 5 (the header says %d)",
-                   r->version);
+    for (size_t i = 0; x->nf >= 2 && i < sizeof model_since / sizeof *model_since; i++)
+        if (strcmp(f[1], model_since[i].word) == 0 && r->version < model_since[i].version)
+            return bad(r, x->line, "'model %s' lines need version %d (the header says %d)",
+                       model_since[i].word, model_since[i].version, r->version);
     if (x->nf >= 2 && strcmp(f[1], "burst") == 0) {
-        if (r->version < 6)
-            return bad(r, x->line, "'model burst' lines need version 6 (the header says %d)",
-                       r->version);
         if (x->nf != 5)
             return bad(r, x->line, "expected 'model burst SUBNET_A SUBNET_B BYTES'");
         if ((rc = model_id(r, x, f[2], &id)) != ECO_OK ||
@@ -486,26 +502,12 @@ static int check_model(reader *r, const rec *x, char **f)
             return rc;
         return model_number(r, x, f[4], "bytes", &v);
     }
-    if (x->nf >= 2 && strcmp(f[1], "forward") == 0 && r->version < 7)
-        return bad(r, x->line, "'model forward' lines need version 7 (the header says %d)",
-                   r->version);
-    if (x->nf >= 2 && strcmp(f[1], "stepbyte") == 0 && r->version < 8)
-        return bad(r, x->line, "'model stepbyte' lines need version 8 (the header says %d)",
-                   r->version);
-    if (x->nf >= 2 && strcmp(f[1], "cores") == 0) {
-        if (r->version < 9)
-            return bad(r, x->line, "'model cores' lines need version 9 (the header says %d)",
-                       r->version);
-        if (x->nf != 3)
-            return bad(r, x->line, "expected 'model cores CORES'");
-        return model_number(r, x, f[2], "cores", &v);
-    }
-    if (x->nf >= 2 && (strcmp(f[1], "busy") == 0 || strcmp(f[1], "step") == 0 ||
-                       strcmp(f[1], "forward") == 0 || strcmp(f[1], "stepbyte") == 0)) {
-        if (x->nf != 3)
-            return bad(r, x->line, "expected 'model %s SECONDS'", f[1]);
-        return model_number(r, x, f[2], "seconds", &v);
-    }
+    for (size_t i = 0; x->nf >= 2 && i < sizeof model_one / sizeof *model_one; i++)
+        if (strcmp(f[1], model_one[i].word) == 0) {
+            if (x->nf != 3)
+                return bad(r, x->line, "expected 'model %s %s'", f[1], model_one[i].usage);
+            return model_number(r, x, f[2], model_one[i].what, &v);
+        }
     return bad(r, x->line, "expected 'model task', 'model link', 'model uplink', "
                "'model busy', 'model step', 'model burst', 'model forward', "
                "'model stepbyte' or 'model cores', not "
