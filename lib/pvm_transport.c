@@ -29,9 +29,10 @@
  * taken every message it sent it (the WAIT says how many: fewer segments
  * than expected; a later call's message that the waiting member took
  * counts).  Such a message of a later call from the member waited on says
- * it left the call, but PVM may deliver it before the awaited one when
- * the pair's route changes (compat/group.c): the waiting member fails
- * only if the awaited one has not come ECOI_MOVED_ON_SECONDS later, and
+ * it left the call (its messages are taken in the order it sent them:
+ * see Order), but the waiting member fails only if the awaited one has
+ * not come ECOI_MOVED_ON_SECONDS later (a margin from before that order
+ * was kept, when PVM's route changes could deliver it first), and
  * after it has looked for it ECOI_MOVED_ON_LOOKS times more (the member
  * waited on may be waiting outside the library, reading no WAIT; the
  * waiting one may look only now and then, through eco_test).
@@ -116,8 +117,10 @@
 #define ECOI_EXIT_GRACE_LOOKS (ECOI_EXIT_GRACE_SLICES / 2)
 /* Seconds a member waits for a message from one that has gone on to a
  * later call (moved_on) before it fails: long enough for a message the
- * later one overtook (PVM's daemons route it, a few MB at a slow link's
- * rate), short enough for a program that waits outside the library.
+ * later one overtook when PVM's route changed (the daemons route it, a
+ * few MB at a slow link's rate; no longer possible since messages are
+ * taken in order, see Order), short enough for a program that waits
+ * outside the library.
  * And looks: half the slices of a blocking wait in that time, so that a
  * blocking wait still ends by the clock (unless its slices take twice
  * their time), while a program that looks now and then (eco_test every
