@@ -332,7 +332,10 @@ static int pipe_hold(sigset_t *saved)
     sigemptyset(&pipe);
     sigaddset(&pipe, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe, saved);
-    return sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+    /* One the caller did not block cannot be pending here: it would have
+     * been delivered.  (A syscall less in every call.) */
+    return sigismember(saved, SIGPIPE) && sigpending(&pending) == 0 &&
+           sigismember(&pending, SIGPIPE);
 }
 
 /* Discard the SIGPIPE the library caused (none was pending before), then
@@ -650,12 +653,13 @@ static void claim_early(pvm_tp *p)
         }
 }
 
-/* Read control messages: those that have arrived, or (wait) the first
- * one to arrive within one slice and any behind it. */
-static void pump(int wait)
+/* Read control messages under matcher match (NULL: PVM's own, in the
+ * control context): those that have arrived, or (wait) the first one to
+ * arrive within one slice and any behind it. */
+static void pump_with(int wait, ecoi_matcher with)
 {
     int old = pvm_setcontext(ECOI_CTRL_CONTEXT), r = pvm_setrbuf(0), b;
-    ecoi_matcher match = ecoi_pvm_set_matcher(NULL);
+    ecoi_matcher match = ecoi_pvm_set_matcher(with);
     struct timeval tv = { 0, ECOI_POLL_USEC };
 
     b = wait ? pvm_trecv(-1, -1, &tv) : pvm_nrecv(-1, -1);
@@ -667,6 +671,11 @@ static void pump(int wait)
     ecoi_pvm_set_matcher(match);
     pvm_setrbuf(r > 0 ? r : 0);
     pvm_setcontext(old);
+}
+
+static void pump(int wait)
+{
+    pump_with(wait, NULL);
 }
 
 void ecoi_pvm_pump(void)
@@ -1501,12 +1510,36 @@ static int tp_try_recv(ecoi_transport *t, int src, int tag, void *buf, size_t co
     return deliver(p, src, tag, bid, read_hdr, theirs, buf, count, datatype, fwd, nfwd);
 }
 
+/* Set by match_poll: a stale message is in PVM's queue. */
+static int poll_saw_stale;
+
+/* A matcher for pvm_recvf: a control message; a message of the library's
+ * context of one of the calls match_stale looks for is noted
+ * (poll_saw_stale) and left in the queue. */
+static int match_poll(int mid, int tid, int tag)
+{
+    struct pvmminfo mi;
+
+    if (in_ctx(mid, ECOI_CTRL_CONTEXT, &mi))
+        return 1;
+    if (match_stale(mid, tid, tag))
+        poll_saw_stale = 1;
+    return 0;
+}
+
+/* The control messages read, and unread_stale(p, 0), in one pass over
+ * the sockets (pump and unread_stale's probe made one each: a call's
+ * start in two system calls instead of one). */
 static int tp_poll(ecoi_transport *t)
 {
     pvm_tp *p = (pvm_tp *)t;
 
-    pump(0);
-    if (unread_stale(p, 0))
+    poll_saw_stale = stash_stale(p, 0);
+    stale_ctx = p->pvmctx;
+    stale_call = p->base.call_tag;
+    stale_this_too = 0;
+    pump_with(0, match_poll);
+    if (poll_saw_stale)
         p->mismatch = 1;
     return p->any_abort ? p->any_abort : p->mismatch ? ECO_ERR_MISMATCH : ECO_OK;
 }
