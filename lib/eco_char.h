@@ -312,6 +312,10 @@ int ecoc_hops(const ecoc_result *r, int a, int b);
  * for (b = ecoc_next(r, a, a); b < r->n; b = ecoc_next(r, a, b)) visits
  * a's known pairs with the hosts after it, in order. */
 int ecoc_next(const ecoc_result *r, int a, int b);
+/* The same among the pairs with samples alone: the walk of the measured
+ * pairs, not of every pair whose hops were counted (all of them by
+ * default, 5 x 10^7 at 10,000 hosts). */
+int ecoc_next_measured(const ecoc_result *r, int a, int b);
 /* Keep the samples (st->n > 0) or the hops (0 to 254: the probes count
  * at most 64) of pair a != b, in place of what was kept.  ECO_OK,
  * ECO_ERR_ARG or ECO_ERR_NOMEM. */

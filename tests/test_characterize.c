@@ -552,6 +552,9 @@ static void test_pairs_at_scale(void)
     /* hops not counted: none known, none visited (1000-6000 has hops
      * alone, 1000-7013 is measured) */
     CU_ASSERT_EQUAL(ecoc_next(&r, 1000, 5999), 6000);
+    CU_ASSERT_EQUAL(ecoc_next_measured(&r, 1000, 5999), 7013); /* the samples alone */
+    CU_ASSERT_EQUAL(ecoc_next_measured(&r, 1000, 7013), n);
+    CU_ASSERT_EQUAL(ecoc_next_measured(&r, n, 0), n);
     r.hops_counted = 0;
     CU_ASSERT_EQUAL(ecoc_hops(&r, 1000, 6000), -1);
     CU_ASSERT_EQUAL(ecoc_next(&r, 1000, 5999), 7013);
