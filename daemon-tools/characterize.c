@@ -743,7 +743,7 @@ static int recheck_splits(master *m)
         return fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
     for (int round = 0; rc == ECOC_OK; round++) {
         long pairs = 0;
-        if ((k = ecoc_doubtful_splits(r, mark, &d)) < 0)
+        if ((k = ecoc_doubtful_splits(r, mark, &d, NULL)) < 0)
             rc = fail(m, ECOC_FAILED, "%s", eco_strerror(k));
         if (rc != ECOC_OK || k == 0 || round == ECOC_RECHECK_ROUNDS)
             break;

@@ -257,12 +257,22 @@ typedef struct ecoc_doubt {
     double cost, floor, noise;
 } ecoc_doubt;
 
+/* What ecoc_doubtful_splits did, the bound of its size (characterize_unit):
+ * the steps of its walks of the measured pairs, the pairs of subnets
+ * it judged, the bytes it allocated. */
+typedef struct ecoc_doubt_work {
+    long visits, judged;
+    size_t bytes;
+} ecoc_doubt_work;
+
 /* The doubtful splits of r's partition, judged on its measured pairs
  * (all, or the cheap mode's): their number, or ECO_ERR_NOMEM.  mark (may be NULL),
  * [r->n]: 1 for the hosts of the subnets of a doubtful split, else 0;
  * worst (may be NULL): the doubtful split whose cost is the least
- * multiple of its floor. */
-int ecoc_doubtful_splits(const ecoc_result *r, unsigned char *mark, ecoc_doubt *worst);
+ * multiple of its floor, the first of them in the order of s, then t;
+ * work (may be NULL): what it took. */
+int ecoc_doubtful_splits(const ecoc_result *r, unsigned char *mark, ecoc_doubt *worst,
+                         ecoc_doubt_work *work);
 
 /* Add a warning line to r->warnings: ECO_OK or ECO_ERR_NOMEM. */
 int ecoc_warn(ecoc_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -312,6 +322,10 @@ int ecoc_hops(const ecoc_result *r, int a, int b);
  * for (b = ecoc_next(r, a, a); b < r->n; b = ecoc_next(r, a, b)) visits
  * a's known pairs with the hosts after it, in order. */
 int ecoc_next(const ecoc_result *r, int a, int b);
+/* The same among the pairs with samples alone: the walk of the measured
+ * pairs, not of every pair whose hops were counted (all of them by
+ * default, 5 x 10^7 at 10,000 hosts). */
+int ecoc_next_measured(const ecoc_result *r, int a, int b);
 /* Keep the samples (st->n > 0) or the hops (0 to 254: the probes count
  * at most 64) of pair a != b, in place of what was kept.  ECO_OK,
  * ECO_ERR_ARG or ECO_ERR_NOMEM. */

@@ -93,21 +93,26 @@ int ecoc_hops(const ecoc_result *r, int a, int b)
     return (int)r->pairs->hops[a < b ? tri(r, a, b) : tri(r, b, a)] - 1;
 }
 
-int ecoc_next(const ecoc_result *r, int a, int b)
+int ecoc_next_measured(const ecoc_result *r, int a, int b)
 {
-    int next = r->n;
+    const stat_rows *l;
+    int i;
 
     if (!r->pairs || a < 0 || a >= r->n)
-        return next;
-    {
-        const stat_rows *l = &r->pairs->samples[a];
-        int i = ecoi_rows_find(l->row, l->n, sizeof *l->row, b + 1);
-        if (i < 0)
-            i = -i - 1;
-        if (i < l->n)
-            next = l->row[i].to;
-    }
-    if (r->hops_counted && r->pairs->hops) { /* a's row of the triangle, from b + 1 */
+        return r->n;
+    l = &r->pairs->samples[a];
+    i = ecoi_rows_find(l->row, l->n, sizeof *l->row, b + 1);
+    if (i < 0)
+        i = -i - 1;
+    return i < l->n ? l->row[i].to : r->n;
+}
+
+int ecoc_next(const ecoc_result *r, int a, int b)
+{
+    int next = ecoc_next_measured(r, a, b);
+
+    /* a's row of the triangle, from b + 1 */
+    if (r->pairs && a >= 0 && a < r->n && r->hops_counted && r->pairs->hops) {
         int c = b + 1 > a ? b + 1 : a + 1;
         for (size_t at = c < r->n ? tri(r, a, c) : 0; c < next; c++, at++)
             if (r->pairs->hops[at])

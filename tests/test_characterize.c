@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <CUnit/CUnit.h>
 
@@ -36,6 +37,14 @@ typedef struct planted {
 } planted;
 
 static unsigned long long rng_state;
+
+static double now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static double uniform(void)
 {
@@ -552,6 +561,9 @@ static void test_pairs_at_scale(void)
     /* hops not counted: none known, none visited (1000-6000 has hops
      * alone, 1000-7013 is measured) */
     CU_ASSERT_EQUAL(ecoc_next(&r, 1000, 5999), 6000);
+    CU_ASSERT_EQUAL(ecoc_next_measured(&r, 1000, 5999), 7013); /* the samples alone */
+    CU_ASSERT_EQUAL(ecoc_next_measured(&r, 1000, 7013), n);
+    CU_ASSERT_EQUAL(ecoc_next_measured(&r, n, 0), n);
     r.hops_counted = 0;
     CU_ASSERT_EQUAL(ecoc_hops(&r, 1000, 6000), -1);
     CU_ASSERT_EQUAL(ecoc_next(&r, 1000, 5999), 7013);
@@ -636,6 +648,37 @@ static size_t hops_bytes(const eco_map *m)
     return bytes;
 }
 
+/* A result of n hosts h00000.. (the names sort as the hosts), the
+ * cheap mode's, nothing measured yet. */
+static void hosts_result(ecoc_result *r, int n)
+{
+    char *list = malloc((size_t)n * 8 + 1), why[256];
+    size_t len = 0;
+
+    CU_ASSERT_FATAL(list != NULL);
+    for (int h = 0; h < n; h++)
+        len += (size_t)sprintf(list + len, "%sh%05d", h ? "," : "", h);
+    memset(r, 0, sizeof *r);
+    ecoc_options_init(&r->opt);
+    CU_ASSERT_FATAL(ecoc_parse_hosts(list, &r->host, &r->n, why, sizeof why) == 0);
+    free(list);
+    r->sparse = 1;
+}
+
+/* The hops of every pair of r's hosts counted, as planted_hops says: the
+ * count of those not kept. */
+static long count_planted_hops(ecoc_result *r)
+{
+    long wrong = 0;
+
+    r->hops_counted = 1;
+    for (int a = 0; a < r->n; a++)
+        for (int b = a + 1; b < r->n; b++)
+            if (planted_hops(a, b) >= 0)
+                wrong += ecoc_set_hops(r, a, b, planted_hops(a, b)) != ECO_OK;
+    return wrong;
+}
+
 /* The default characterization of 10,000 hosts end to end: the hops of
  * every pair (planted_hops: 100 segments of 100), the sparse mode's few
  * costs a host (each host with the next two, 40 us inside a segment,
@@ -646,32 +689,20 @@ static size_t hops_bytes(const eco_map *m)
 static void test_all_hops_end_to_end(void)
 {
     const int n = SCALE_N;
-    char *list = malloc((size_t)n * 8 + 1), why[512], path[400];
+    char why[512], path[400];
     ecoc_result r;
     eco_map *m = NULL;
     struct stat st;
-    long wrong = 0;
-    size_t len = 0;
+    long wrong;
     FILE *null;
 
-    CU_ASSERT_FATAL(list != NULL);
-    for (int h = 0; h < n; h++)
-        len += (size_t)sprintf(list + len, "%sh%05d", h ? "," : "", h);
-    memset(&r, 0, sizeof r);
-    ecoc_options_init(&r.opt);
-    CU_ASSERT_FATAL(ecoc_parse_hosts(list, &r.host, &r.n, why, sizeof why) == 0);
-    free(list);
-    r.hops_counted = 1;
-    r.sparse = 1;
+    hosts_result(&r, n);
+    wrong = count_planted_hops(&r);
     for (int a = 0; a < n; a++)
-        for (int b = a + 1; b < n; b++) {
-            if (planted_hops(a, b) >= 0)
-                wrong += ecoc_set_hops(&r, a, b, planted_hops(a, b)) != ECO_OK;
-            if (b <= a + 2) {
-                double c = a / 100 == b / 100 ? 40e-6 + 1e-9 * (b - a) : 1e-3;
-                wrong += ecoc_set_pair(&r, a, b, &(ecoc_stat){ 8, c, c, c }) != ECO_OK;
-                r.measured++;
-            }
+        for (int b = a + 1; b <= a + 2 && b < n; b++) {
+            double c = a / 100 == b / 100 ? 40e-6 + 1e-9 * (b - a) : 1e-3;
+            wrong += ecoc_set_pair(&r, a, b, &(ecoc_stat){ 8, c, c, c }) != ECO_OK;
+            r.measured++;
         }
     CU_ASSERT_EQUAL_FATAL(wrong, 0);
     CU_ASSERT_EQUAL_FATAL(ecoc_result_partition(&r, why, sizeof why), ECOC_OK);
@@ -931,7 +962,7 @@ static void test_doubtful_splits(void)
     for (int sparse = 0; sparse < 2; sparse++) {
         split_result(&r, 1.0, sparse);
         CU_ASSERT_EQUAL(eco_map_nsubnets(r.map), 3);
-        CU_ASSERT_EQUAL(ecoc_doubtful_splits(&r, mark, &d), 1);
+        CU_ASSERT_EQUAL(ecoc_doubtful_splits(&r, mark, &d, NULL), 1);
         CU_ASSERT_EQUAL(memcmp(mark, want, sizeof want), 0);
         CU_ASSERT_DOUBLE_EQUAL(d.cost, 95e-6, 1e-12);
         CU_ASSERT_DOUBLE_EQUAL(d.floor, 72e-6, 1e-12);
@@ -946,11 +977,217 @@ static void test_doubtful_splits(void)
     for (int sparse = 0; sparse < 2; sparse++) {
         split_result(&r, 0.05, sparse);
         CU_ASSERT_EQUAL(eco_map_nsubnets(r.map), 3);
-        CU_ASSERT_EQUAL(ecoc_doubtful_splits(&r, mark, &d), 0);
+        CU_ASSERT_EQUAL(ecoc_doubtful_splits(&r, mark, &d, NULL), 0);
         for (int h = 0; h < 8; h++)
             CU_ASSERT_EQUAL(mark[h], 0);
         ecoc_result_free(&r);
     }
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+
+    return (a > b) - (a < b);
+}
+
+/* The rule of lib/doubtful.c as it reads, for every two subnets over
+ * every two hosts: what ecoc_doubtful_splits must give exactly. */
+static int reference_doubtful(const ecoc_result *r, unsigned char *mark, ecoc_doubt *worst)
+{
+    int n = r->n, ns = eco_map_nsubnets(r->map), count = 0, *sub = malloc((size_t)n * sizeof *sub);
+    double *rel = malloc(((size_t)n * n + 1) * sizeof *rel);
+
+    CU_ASSERT_FATAL(sub && rel);
+    memset(mark, 0, (size_t)n);
+    for (int h = 0; h < n; h++)
+        sub[h] = eco_map_subnet_of(r->map, eco_map_find_host(r->map, r->host[h].name));
+    for (int s = 0; s < ns; s++)
+        for (int t = s + 1; t < ns; t++) {
+            double lo = INFINITY, c = INFINITY, noise;
+            int k = 0;
+            for (int pass = 0; pass < 2; pass++)
+                for (int a = 0; a < n; a++)
+                    for (int b = a + 1; b < n; b++) {
+                        const ecoc_stat *st = ecoc_pair(r, a, b);
+                        int in = sub[a] == sub[b] && (sub[a] == s || sub[a] == t);
+                        if (!st || st->n == 0 || !(st->min > 0.0))
+                            continue;
+                        if (pass == 0 && in)
+                            lo = fmin(lo, st->min);
+                        else if (pass == 0 && sub[a] + sub[b] == s + t && sub[a] != sub[b] &&
+                                 (sub[a] == s || sub[b] == s))
+                            c = fmin(c, st->min);
+                        else if (pass == 1 && in)
+                            rel[k++] = (st->median - lo) / lo;
+                    }
+            if (!isfinite(lo) || !isfinite(c))
+                continue;
+            qsort(rel, (size_t)k, sizeof *rel, cmp_double);
+            noise = k % 2 ? rel[k / 2] : (rel[k / 2 - 1] + rel[k / 2]) / 2.0;
+            if (!(c <= (1.0 + r->opt.threshold) * (1.0 + noise) * lo))
+                continue;
+            if (count++ == 0 || c / lo < worst->cost / worst->floor)
+                *worst = (ecoc_doubt){ s, t, c, lo, noise };
+            for (int h = 0; h < n; h++)
+                mark[h] |= sub[h] == s || sub[h] == t;
+        }
+    free(sub);
+    free(rel);
+    return count;
+}
+
+/*
+ * A random result of n hosts partitioned: planted subnets of 1 to 9
+ * hosts, inside 50 to 500 us; a subnet with the next one (every other)
+ * either 1.25 to 1.6 times apart (a split noise may explain) or 3 to 10
+ * times; the medians `noise` x (0 to 2) above the minima; each pair left
+ * unmeasured with odds `gaps`, hops counted for some pairs not measured;
+ * with coarse, every cost a whole microsecond (ties).
+ */
+static void random_split_result(ecoc_result *r, int n, double noise, double gaps, int coarse)
+{
+    char why[256];
+    int *plant = malloc((size_t)n * sizeof *plant), ns = 0;
+    double base[64], apart[64];
+
+    CU_ASSERT_FATAL(plant && n <= 64);
+    hosts_result(r, n);
+    r->sparse = 0;
+    for (int h = 0, left = 0; h < n; h++, left--) {
+        if (left == 0) {
+            left = 1 + (int)(uniform() * 9);
+            base[ns] = 50e-6 * pow(10.0, uniform());
+            apart[ns++] = uniform() < 0.5 ? 1.25 + 0.35 * uniform() : 3.0 + 7.0 * uniform();
+        }
+        plant[h] = ns - 1;
+    }
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            int s = plant[a], t = plant[b];
+            double c = base[s] * (1.0 + 0.1 * uniform());
+            if (s != t)
+                c = fmax(base[s], base[t]) * (t == s + 1 ? apart[s] : 12.0) * (1.0 + 0.1 * uniform());
+            if (coarse)
+                c = 1e-6 * ceil(c * 1e6);
+            if (uniform() < gaps) {
+                if (uniform() < 0.3)
+                    CU_ASSERT(ecoc_set_hops(r, a, b, 1) == ECO_OK);
+                continue;
+            }
+            double med = c * (1.0 + noise * 2.0 * uniform());
+            if (coarse)
+                med = 1e-6 * ceil(med * 1e6);
+            CU_ASSERT(ecoc_set_pair(r, a, b, &(ecoc_stat){ 8, c, med, 2 * med }) == ECO_OK);
+            r->measured++;
+        }
+    r->hops_counted = 1;
+    CU_ASSERT_EQUAL_FATAL(ecoc_result_partition(r, why, sizeof why), ECOC_OK);
+    free(plant);
+}
+
+/* The one walk against the rule as it reads, on random results of 3 to
+ * 64 hosts: the same count, marks and worst split, to the bit. */
+static void test_doubtful_reference(void)
+{
+    static const int sizes[] = { 3, 4, 7, 12, 20, 33, 64 };
+    static const double noises[] = { 0.02, 0.3, 1.0 }, gaps[] = { 0.0, 0.3, 0.7 };
+    unsigned char mark[64], want_mark[64];
+    long doubtful = 0, clear = 0, ones = 0, wrong = 0;
+    ecoc_doubt d, want;
+    ecoc_result r;
+
+    rng_state = 2026;
+    for (int i = 0; i < 7; i++)
+        for (int j = 0; j < 3; j++)
+            for (int g = 0; g < 3; g++)
+                for (int rep = 0; rep < 4; rep++) {
+                    int k, want_k;
+                    random_split_result(&r, sizes[i], noises[j], gaps[g], rep % 2);
+                    memset(&d, 0, sizeof d);
+                    memset(&want, 0, sizeof want);
+                    k = ecoc_doubtful_splits(&r, mark, &d, NULL);
+                    want_k = reference_doubtful(&r, want_mark, &want);
+                    wrong += k != want_k || memcmp(mark, want_mark, (size_t)r.n) != 0 ||
+                             (k > 0 && (d.s != want.s || d.t != want.t || d.cost != want.cost ||
+                                        d.floor != want.floor || d.noise != want.noise));
+                    wrong += ecoc_doubtful_splits(&r, NULL, NULL, NULL) != want_k;
+                    doubtful += k > 0;
+                    clear += k == 0;
+                    for (int s = 0; s < eco_map_nsubnets(r.map); s++)
+                        ones += eco_map_subnet_size(r.map, s) == 1;
+                    ecoc_result_free(&r);
+                }
+    printf("\n    [doubt] %ld results with doubtful splits, %ld without, %ld one-host subnets\n",
+           doubtful, clear, ones);
+    CU_ASSERT_EQUAL(wrong, 0);
+    CU_ASSERT(doubtful > 20 && clear > 20 && ones > 20); /* both kinds, and lone hosts */
+}
+
+/* 10,000 hosts in 100 segments of 100 (planted_hops: host h in segment
+ * h / 100, the hops of every pair counted); each host measured with the
+ * next two of its segment (100 us, medians twice that: a busy machine)
+ * and with the first host of the next segment and of the 7th after
+ * (4 ms; 1.3 + 0.02 j times the floor between segments 2j and 2j + 1,
+ * j < 5: splits the noise explains).  The walk is of the measured pairs,
+ * twice, not of every pair with hops (5 x 10^7), nor once per two
+ * subnets (before: minutes); its memory O(hosts + pairs + subnets).
+ * Two subnets are judged for each two with a pair between them: 200. */
+static void test_doubtful_at_scale(void)
+{
+    const int n = SCALE_N, per = 100;
+    char why[512];
+    unsigned char *mark = malloc((size_t)n);
+    long pairs = 0, wrong;
+    ecoc_doubt_work work;
+    ecoc_result r;
+    ecoc_doubt d;
+    size_t bound;
+    double t0;
+    int k, sa, sb;
+
+    CU_ASSERT_FATAL(mark != NULL);
+    hosts_result(&r, n);
+    wrong = count_planted_hops(&r);
+    for (int a = 0; a < n; a++) {
+        int s = a / per, other[4] = { s * per + (a + 1) % per, s * per + (a + 2) % per,
+                                      (s + 1) % 100 * per, (s + 7) % 100 * per };
+        for (int i = 0; i < 4; i++) {
+            int t = other[i] / per, close = s / 2 == t / 2 && s < 10;
+            double c = s == t ? 100e-6 + 1e-9 * (a % per) : close ? 100e-6 * (1.3 + 0.02 * (s / 2))
+                                                                  : 4e-3;
+            if (ecoc_pair(&r, a, other[i]))
+                continue; /* this pair again */
+            wrong += ecoc_set_pair(&r, a, other[i], &(ecoc_stat){ 8, c, 2 * c, 3 * c }) != ECO_OK;
+            pairs++;
+        }
+    }
+    r.measured = pairs;
+    CU_ASSERT_EQUAL_FATAL(wrong, 0);
+    CU_ASSERT_EQUAL_FATAL(ecoc_result_partition(&r, why, sizeof why), ECOC_OK);
+    CU_ASSERT_EQUAL_FATAL(eco_map_nsubnets(r.map), 100);
+    t0 = now();
+    k = ecoc_doubtful_splits(&r, mark, &d, &work);
+    printf("\n    [doubt] 10,000 hosts, %ld pairs: %d doubtful splits in %.2f s, %ld steps, "
+           "%zu bytes\n", pairs, k, now() - t0, work.visits, work.bytes);
+    CU_ASSERT_EQUAL(k, 5);
+    for (int h = 0; h < n; h++)
+        wrong += mark[h] != (h < 10 * per);
+    CU_ASSERT_EQUAL(wrong, 0);
+    sa = eco_map_subnet_of(r.map, eco_map_find_host(r.map, "h00000"));
+    sb = eco_map_subnet_of(r.map, eco_map_find_host(r.map, "h00100"));
+    CU_ASSERT((sa == d.s && sb == d.t) || (sa == d.t && sb == d.s));
+    CU_ASSERT_EQUAL(d.cost, 100e-6 * 1.3);
+    CU_ASSERT_EQUAL(d.floor, 100e-6);
+    CU_ASSERT_DOUBLE_EQUAL(d.noise, 1.0 + 2e-5 * 49.5, 1e-9);
+    /* each measured pair walked twice, no pair with hops alone; memory
+     * a few bytes a host, a subnet and a pair */
+    bound = 8 * (size_t)n + 64 * 100 + 16 * (size_t)pairs + 256;
+    CU_ASSERT_EQUAL(work.visits, 2 * pairs);
+    CU_ASSERT_EQUAL(work.judged, 200);
+    CU_ASSERT(work.bytes > 16 * (size_t)pairs / 2 && work.bytes <= bound);
+    free(mark);
+    ecoc_result_free(&r);
 }
 
 /* The model's cores from the machines the probes say (ecoc_shared_cores):
@@ -1036,6 +1273,8 @@ static const eco_unit_test util_tests[] = {
     { "a link's burst", test_fit_burst },
     { "hops nonces: SipHash-2-4", test_hops_nonces },
     { "splits within the noise", test_doubtful_splits },
+    { "splits within the noise: one walk as the rule reads", test_doubtful_reference },
+    { "splits within the noise of 10,000 hosts: O(pairs)", test_doubtful_at_scale },
     { "the model's cores from the probes' machines", test_shared_cores },
     { NULL, NULL }
 };

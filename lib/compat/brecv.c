@@ -594,6 +594,10 @@ void ecopvm_pump(void)
 /* ------------------------------------------------------------------ */
 static int app_ctx;   /* the caller's context during its receive */
 static int internal;  /* the receive is PVM's or libeco's, not the program's */
+/* An internal receive's own matcher: what PVM had installed when it began
+ * (PVM's default, or libeco's: its transport takes each member's
+ * messages in order under a matcher of its own). */
+static ecopvm_match_fn internal_matcher;
 static int picked;    /* the message the matcher chose (for pvm_precv) */
 static int picked_rank;
 
@@ -621,6 +625,8 @@ static int app_match(int mid, int tid, int tag)
     }
     if (app_matcher && !internal)
         r = app_matcher(mid, tid, tag);
+    else if (internal && internal_matcher)
+        r = internal_matcher(mid, tid, tag);
     else
         r = (tid == -1 || tid == mi.src) && (tag == -1 || tag == mi.tag) &&
             (app_ctx == -1 || app_ctx == mi.ctx);
@@ -691,6 +697,7 @@ static int app_receive(const call *c, int inner)
         picked_rank = 0;
         autoerr = pvm_setopt(PvmAutoErr, 0);
         old = REAL_RECVF(app_match);
+        internal_matcher = inner && old != app_match ? old : NULL;
         r = real_call(c, &left);
         REAL_RECVF(old);
         pvm_setopt(PvmAutoErr, autoerr);
