@@ -1070,20 +1070,27 @@ static int keep_aside(pvm_tp *p, int r, int tag, int b)
     return stash_active(p, r, tag, b, d < ECOI_CALL_TAGS);
 }
 
-/* What match_next looks for: set by take_next around its receive. */
-static int next_ctx, next_tid;
-static unsigned next_nth;
+/* 1 when wire is the tag of the message member r is to be taken next:
+ * the library's, numbered as many as were taken from r. */
+static int in_turn(const pvm_tp *p, int r, int wire)
+{
+    return is_wire(wire) && wire_nth(wire) == p->peer[r].taken % ECOI_WIRE_SEQS;
+}
 
-/* A matcher for pvm_recvf: the message next_tid sent next (its number
- * next_nth) in the library's context. */
+/* What match_next looks for: set by take_next around its receive. */
+static const pvm_tp *next_tp;
+static int next_src;
+
+/* A matcher for pvm_recvf: the message next_src sent next, in next_tp's
+ * context. */
 static int match_next(int mid, int tid, int tag)
 {
     struct pvmminfo mi;
 
     (void)tid;
     (void)tag;
-    return in_ctx(mid, next_ctx, &mi) && mi.src == next_tid && is_wire(mi.tag) &&
-           wire_nth(mi.tag) == next_nth;
+    return in_ctx(mid, next_tp->pvmctx, &mi) && mi.src == next_tp->tids[next_src] &&
+           in_turn(next_tp, next_src, mi.tag);
 }
 
 /* The next message of src, in the order src sent them, off PVM's queue
@@ -1095,9 +1102,8 @@ static int take_next(pvm_tp *p, int src, int wait, int *tag)
     ecoi_matcher old;
     int b, bytes, mtid;
 
-    next_ctx = p->pvmctx;
-    next_tid = p->tids[src];
-    next_nth = p->peer[src].taken % ECOI_WIRE_SEQS;
+    next_tp = p;
+    next_src = src;
     old = ecoi_pvm_set_matcher(match_next);
     b = wait ? pvm_trecv(-1, -1, &tv) : pvm_nrecv(-1, -1);
     ecoi_pvm_set_matcher(old);
@@ -1132,8 +1138,8 @@ static int take_until(pvm_tp *p, int src, int tag, int wait, int *bid)
 }
 
 /* What match_sweep looks for: set by sweep around its receives. */
-static int sweep_ctx, sweep_tag, sweep_tid;
 static const pvm_tp *sweep_tp;
+static int sweep_src, sweep_tag;
 
 /* A matcher for pvm_recvf: a message of the library's context with the
  * tag waited for, from anyone, or from the member waited on, any tag;
@@ -1145,12 +1151,11 @@ static int match_sweep(int mid, int tid, int tag)
 
     (void)tid;
     (void)tag;
-    if (!in_ctx(mid, sweep_ctx, &mi) || !is_wire(mi.tag))
+    if (!in_ctx(mid, sweep_tp->pvmctx, &mi) || !is_wire(mi.tag))
         return 0;
-    if (base_tag(mi.tag) != sweep_tag && mi.src != sweep_tid)
+    if (base_tag(mi.tag) != sweep_tag && mi.src != sweep_tp->tids[sweep_src])
         return 0;
-    return (r = rank_of(sweep_tp, mi.src)) >= 0 &&
-           wire_nth(mi.tag) == sweep_tp->peer[r].taken % ECOI_WIRE_SEQS;
+    return (r = rank_of(sweep_tp, mi.src)) >= 0 && in_turn(sweep_tp, r, mi.tag);
 }
 
 /*
@@ -1173,10 +1178,9 @@ static int sweep(pvm_tp *p, int src, int tag, int *bid)
     int b, bytes, mtag, mtid, r, rc = ECO_OK;
 
     *bid = 0;
-    sweep_ctx = p->pvmctx;
-    sweep_tag = tag;
-    sweep_tid = p->tids[src];
     sweep_tp = p;
+    sweep_src = src;
+    sweep_tag = tag;
     old = ecoi_pvm_set_matcher(match_sweep);
     while (rc == ECO_OK && (b = pvm_nrecv(-1, -1)) != 0) {
         if (b < 0) {
@@ -1245,21 +1249,27 @@ static int stash_stale(pvm_tp *p, int this_too)
     return 0;
 }
 
+/* What match_stale is to look for in PVM's queue, set for p's call; 1
+ * when the stash has such a message already (stash_stale). */
+static int stale_look(pvm_tp *p, int this_too)
+{
+    stale_ctx = p->pvmctx;
+    stale_call = p->base.call_tag;
+    stale_this_too = this_too;
+    return stash_stale(p, this_too);
+}
+
 /* 1 when a message of one of the ECOI_STALE_CALLS calls before this one,
  * or (this_too) of this one, is still unread here: in PVM's queue or in
  * the stash.  In agreement a call ends only when it has read every
  * message it was sent. */
 static int unread_stale(pvm_tp *p, int this_too)
 {
-    const int call = p->base.call_tag;
     ecoi_matcher old;
     int found;
 
-    if (stash_stale(p, this_too))
+    if (stale_look(p, this_too))
         return 1;
-    stale_ctx = p->pvmctx;
-    stale_call = call;
-    stale_this_too = this_too;
     old = ecoi_pvm_set_matcher(match_stale);
     found = pvm_probe(-1, -1) > 0;
     ecoi_pvm_set_matcher(old);
@@ -1534,10 +1544,7 @@ static int tp_poll(ecoi_transport *t)
 {
     pvm_tp *p = (pvm_tp *)t;
 
-    poll_saw_stale = stash_stale(p, 0);
-    stale_ctx = p->pvmctx;
-    stale_call = p->base.call_tag;
-    stale_this_too = 0;
+    poll_saw_stale = stale_look(p, 0);
     pump_with(0, match_poll);
     if (poll_saw_stale)
         p->mismatch = 1;

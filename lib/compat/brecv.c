@@ -625,7 +625,7 @@ static int app_match(int mid, int tid, int tag)
     }
     if (app_matcher && !internal)
         r = app_matcher(mid, tid, tag);
-    else if (internal && internal_matcher)
+    else if (internal_matcher)  /* set for internal receives alone */
         r = internal_matcher(mid, tid, tag);
     else
         r = (tid == -1 || tid == mi.src) && (tag == -1 || tag == mi.tag) &&
