@@ -31,14 +31,19 @@
  *                 (s - 1) times the busiest resource per segment: a
  *                 member's sends (or receives and combines), a host's
  *                 traffic to other hosts, a subnet's shared link;
- *                 the segment is the m that minimises this;
+ *                 the segment is the m that minimises this; a link
+ *                 between subnets with a burst (a token bucket) passes
+ *                 the first segment's bytes up to the burst at once,
+ *                 and what the bucket has left the next segments'
+ *                 (burst_left);
  *   rsag:         the tree inside each subnet (reduce), a direct
  *                 reduce-scatter and gather-to-all among one leader per
  *                 subnet, the tree inside each subnet (broadcast), all
  *                 pipelined: one segment's way up, across and down, then
  *                 (s - 1) times the busiest resource when every stage
- *                 runs at once; reduce-to-all on one tree the same with
- *                 nothing across;
+ *                 runs at once (the first segment's reduce-scatter
+ *                 across idle links, their bursts at once); reduce-to-all
+ *                 on one tree the same with nothing across;
  *   hier:         the blocks up the groups' trees, across among the
  *                 leaders and down the trees, all at once in units of
  *                 a block's segments, as long as the busiest resource or
@@ -717,12 +722,14 @@ static double end_beta(const pm *p, int a, int b, double pair_beta)
  * message is packed while this one is on the wire): the longer of the
  * two, not their sum.  switched8.topo at 1,000 bytes: a star's root
  * sends 7 in 0.74-0.78 ms (7 x 89 us on the wire, 7 x 70 us busy: the
- * sum predicted 1.12). */
-static double msg_before(const pm *p, int a, int b, int c, double bytes)
+ * sum predicted 1.12).  Of its bytes, at_once (burst_left) pass at once
+ * and hold it no longer than the per-message cost. */
+static double msg_before(const pm *p, int a, int b, int c, double bytes, double at_once)
 {
     ecoi_cost k = pair_cost(p, a, b);
     int out = p->sub[a] >= 0 && p->sub[b] != p->sub[a] && p->sub[c] != p->sub[a];
 
+    bytes -= fmin(bytes, at_once);
     if (p->mh[a] == p->mh[b] || p->sub[a] < 0 || out)
         return fmax(k.alpha, k.beta * bytes);
     /* at a's own rate, but a send waits until all but what the socket
@@ -767,33 +774,51 @@ static void loads_clear(const pm *p, loads *l)
                             2 * ((size_t)p->model->nsubnets + 1)) * sizeof(double));
 }
 
+/* Add v to *x, or (most) keep the larger of the two. */
+static void put(double *x, double v, int most)
+{
+    *x = most ? fmax(*x, v) : *x + v;
+}
+
+/* Account msgs messages of `bytes` in all from a to b on the links they
+ * cross (a host's, a subnet's shared link, a site's); most: each link
+ * keeps the most, not the sum (a bucket's bytes: pipe_steady). */
+static void loads_links(const pm *p, loads *l, int a, int b, double bytes, double msgs,
+                        int most)
+{
+    ecoi_cost c = pair_cost(p, a, b);
+    int ha = p->mh[a], hb = p->mh[b], sa = p->sub[a], sb = p->sub[b];
+    double out = end_beta(p, a, b, c.beta), in = end_beta(p, b, a, c.beta);
+
+    if (ha >= 0 && hb >= 0 && ha != hb && ha < p->nhosts && hb < p->nhosts) {
+        put(&l->host_out[ha], out * bytes, most);
+        put(&l->host_in[hb], in * bytes, most);
+    }
+    /* a shared link pays for each message too (the busy cost: queueing,
+     * forwarding, acknowledgements) */
+    if (sa != sb) {
+        if (sa >= 0 && p->ul[sa] > 0)
+            put(&l->sub_out[sa], p->ul[sa] * bytes + msgs * p->busy, most);
+        if (sb >= 0 && p->ul[sb] > 0)
+            put(&l->sub_in[sb], p->ul[sb] * bytes + msgs * p->busy, most);
+    }
+    if (p->site && p->site[a] != p->site[b] && p->site[a] < p->n && p->site[b] < p->n) {
+        put(&l->site_out[p->site[a]], c.beta * bytes + msgs * p->busy, most);
+        put(&l->site_in[p->site[b]], c.beta * bytes + msgs * p->busy, most);
+    }
+}
+
 /* Account msgs messages of `bytes` in all from a to b; combine: bytes
  * the receiver combines. */
 static void loads_add_n(const pm *p, loads *l, int a, int b, double bytes, double msgs,
                         double combine)
 {
     ecoi_cost c = pair_cost(p, a, b);
-    int ha = p->mh[a], hb = p->mh[b], sa = p->sub[a], sb = p->sub[b];
     double out = end_beta(p, a, b, c.beta), in = end_beta(p, b, a, c.beta);
 
     l->node_out[a] += msgs * c.alpha + out * bytes;
     l->node_in[b] += msgs * c.alpha + in * bytes + combine * GAMMA;
-    if (ha >= 0 && hb >= 0 && ha != hb && ha < p->nhosts && hb < p->nhosts) {
-        l->host_out[ha] += out * bytes;
-        l->host_in[hb] += in * bytes;
-    }
-    /* a shared link pays for each message too (the busy cost: queueing,
-     * forwarding, acknowledgements) */
-    if (sa != sb) {
-        if (sa >= 0 && p->ul[sa] > 0)
-            l->sub_out[sa] += p->ul[sa] * bytes + msgs * p->busy;
-        if (sb >= 0 && p->ul[sb] > 0)
-            l->sub_in[sb] += p->ul[sb] * bytes + msgs * p->busy;
-    }
-    if (p->site && p->site[a] != p->site[b] && p->site[a] < p->n && p->site[b] < p->n) {
-        l->site_out[p->site[a]] += c.beta * bytes + msgs * p->busy;
-        l->site_in[p->site[b]] += c.beta * bytes + msgs * p->busy;
-    }
+    loads_links(p, l, a, b, bytes, msgs, 0);
 }
 
 /* The data of a segment that leaves as one PVM fragment with libeco's
@@ -874,6 +899,124 @@ static double loads_max(const pm *p, const loads *l)
     return m;
 }
 
+/* The busiest resource's load in l when each link's load has what c
+ * says its bucket passes at once taken off (burst_left). */
+static double loads_max_less(const pm *p, const loads *l, const loads *c)
+{
+    double most = 0.0;
+
+    for (int r = 0; r < p->n; r++)
+        most = fmax(most, fmax(l->node_out[r], l->node_in[r]));
+    for (int h = 0; h < p->nhosts; h++)
+        most = fmax(most, fmax(l->host_out[h] - c->host_out[h], l->host_in[h] - c->host_in[h]));
+    for (int x = 0; x < p->model->nsubnets; x++)
+        most = fmax(most, fmax(l->sub_out[x] - c->sub_out[x], l->sub_in[x] - c->sub_in[x]));
+    for (int x = 0; x < p->n && p->site; x++)
+        most = fmax(most, fmax(l->site_out[x] - c->site_out[x], l->site_in[x] - c->site_in[x]));
+    return most;
+}
+
+/* The bytes of a message of m bytes from a to b that the path's bucket
+ * passes at once when k messages of m went through it before (k = 0: the
+ * path has idled long enough for the bucket to fill).  A shaped link
+ * (tbf, a policer; ecoi_model_burst: the file's burst, 0 where there is
+ * none or it was not measured) passes min(burst, bytes) at once, then the
+ * rest at its rate, so those bytes do not pay the pair's beta; what the
+ * messages before took is spent.  Between two messages the bucket
+ * refills at the link's rate for as long as the link waits on each (the
+ * busy cost that loads_links charges a shared link: no bytes flow then).
+ * A pipeline's first segment crosses every link of its path idle (its
+ * fill: msg_idle); eco-paper's 2,807-byte bucket passes a 2,048-byte
+ * segment, then 949 bytes of the next (759 left and 190 refilled in the
+ * 161 us of busy at 10 Mbit/s), then nothing more (pipe_steady).
+ * eco-paper.topo's broadcast of 16,000 bytes down the chain of its three
+ * subnets in 2,048-byte segments measured 12.6 ms (doc/benchmarks.md,
+ * run 16), under the 12.8 that 16,000 bytes take at 10 Mbit/s, and was
+ * predicted 17.2 with every byte at the rate, 13.0 with the bucket.
+ *
+ * Nothing on one host, nor between two hosts of one subnet: there the
+ * wire time of a short message stands in for what the model does not
+ * have, the cores that several senders share.  switched8.topo (one
+ * subnet, 100 Mbit/s ports with 2,517-byte buckets, 8 hosts on 2 cores)
+ * at 1,000 bytes: with its burst the binary tree's broadcast was
+ * predicted 0.25 to 0.31 ms, measured 0.47 (0.48 without the burst),
+ * the 3-ary 0.35 for 0.41 (0.48), though the chain 0.56 for 0.57
+ * (1.16). */
+static double burst_left(const pm *p, int a, int b, double m, double k)
+{
+    int sa = p->sub[a], sb = p->sub[b];
+    double beta, refill = 0.0;
+
+    if (!(m > 0.0) || sa < 0 || sb < 0 || sa == sb || p->mh[a] == p->mh[b])
+        return 0.0;
+    if ((beta = pair_cost(p, a, b).beta) > 0.0)
+        refill = msgs_of(m) * p->busy / beta;
+    return fmin(m, fmax(0.0, ecoi_model_burst(p->model, sa, sb) - k * fmax(0.0, m - refill)));
+}
+
+/* One message of `bytes` from a to b, alone on the network, when k
+ * messages as long went through its path's bucket before it since the
+ * path idled (burst_left): a pipeline's first segment. */
+static double msg_idle(const pm *p, int a, int b, double bytes, double k)
+{
+    return msg(p, a, b, bytes) - pair_cost(p, a, b).beta * burst_left(p, a, b, bytes, k);
+}
+
+/* Does u's message to (from) b cross the bucket of its message to (from)
+ * c, so that c's finds it spent when b's went first: the same path (b
+ * and c in one subnet, off u's host), or both out of u's subnet through
+ * its shared link, or out of its site, where b's path is no faster than
+ * c's (the bucket that counts is that of c's slowest link: multilevel's
+ * 100 Mbit/s path to the site's other subnet does not cross the
+ * 5 Mbit/s one between the sites). */
+static int same_bucket(const pm *p, int u, int b, int c)
+{
+    int su = p->sub[u], sb = p->sub[b], sc = p->sub[c];
+
+    if (p->mh[b] == p->mh[u] || p->mh[c] == p->mh[u] ||
+        pair_cost(p, u, b).beta < pair_cost(p, u, c).beta)
+        return 0;
+    if (sb == sc)
+        return 1;
+    if (su >= 0 && sb != su && sc != su && p->ul[su] > 0)
+        return 1;
+    return p->site && p->site[b] != p->site[u] && p->site[c] != p->site[u];
+}
+
+/* The steady state of a pipeline of nseg segments of m bytes whose one
+ * segment's messages, from[i] -> to[i] (k of them), load l: the nseg - 1
+ * segments behind the fill at the pace of the busiest resource, each as
+ * long as the busiest resource with what the links' buckets still pass
+ * at once taken off (burst_left; a link's bucket serves every message
+ * that crosses it: the most of them, not their sum; each message's
+ * bucket counted from its own first segment).  A burst of 2,807
+ * bytes passes a 2,048-byte segment and 759 bytes of the next: that
+ * second segment's turn is shorter by those bytes' time where the link
+ * is the busiest resource, no shorter than the next busiest's.  c:
+ * scratch loads. */
+static double pipe_steady(const pm *p, const loads *l, loads *c, const int *from,
+                          const int *to, int k, double m, double nseg)
+{
+    const double top = loads_max(p, l);
+    double t = (nseg - 1) * top;
+
+    for (double s = 1; s < nseg; s++) {
+        int any = 0;
+        loads_clear(p, c);
+        for (int i = 0; i < k; i++) {
+            double b = burst_left(p, from[i], to[i], m, s);
+            if (b > 0.0) {
+                loads_links(p, c, from[i], to[i], b, 0.0, 1);
+                any = 1;
+            }
+        }
+        if (!any)
+            break;
+        t -= top - loads_max_less(p, l, c);
+    }
+    return t;
+}
+
 /* ------------------------------------------------------------------ */
 /* Predictions                                                         */
 /* ------------------------------------------------------------------ */
@@ -884,6 +1027,17 @@ static double loads_max(const pm *p, const loads *l)
 static double relay(const pm *p, const eco_tree *t, int u)
 {
     return t->parent[u] >= 0 ? p->forward : 0.0;
+}
+
+/* How many of u's children before c on tree t take their first segment
+ * through the bucket of c's (same_bucket): what they spent of it. */
+static double spent_before(const pm *p, const eco_tree *t, int u, int c)
+{
+    double k = 0.0;
+
+    for (int j = t->child_off[u]; j < t->child_off[u + 1] && t->child[j] != c; j++)
+        k += same_bucket(p, u, t->child[j], c);
+    return k;
 }
 
 /* A pipelined pass down (or up, reduce) tree t of `bytes` in segments of
@@ -898,11 +1052,17 @@ static double relay(const pm *p, const eco_tree *t, int u)
 static double tree_pass(const pm *p, const eco_tree *t, double bytes, double seg,
                         int reduce, loads *l)
 {
-    double m = seg_of(seg, bytes), nseg = ceil(bytes / m);
+    double m = seg_of(seg, bytes), nseg = ceil(bytes / m), steady;
     double *dist = malloc((size_t)p->n * sizeof *dist), deepest = 0.0;
+    int *from = malloc(2 * (size_t)p->n * sizeof *from), *to, k = 0;
+    loads c;
 
-    if (!dist)
+    if (!dist || !from || loads_new(p, &c) != ECO_OK) {
+        free(dist);
+        free(from);
         return INFINITY;
+    }
+    to = from + p->n;
     if (bytes <= 0)
         nseg = 1;
     loads_clear(p, l);
@@ -915,18 +1075,22 @@ static double tree_pass(const pm *p, const eco_tree *t, double bytes, double seg
         dist[v] = 0.0;
         if (u < 0)
             continue;
-        for (int j = t->child_off[u]; j < t->child_off[u + 1] && t->child[j] != v; j++)
-            before += msg_before(p, u, t->child[j], v, m);
-        dist[v] = dist[u] + relay(p, t, u) + before + msg(p, u, v, m) +
-                  (reduce ? m * GAMMA : 0.0);
+        for (int j = t->child_off[u]; j < t->child_off[u + 1] && t->child[j] != v; j++) {
+            const int w = t->child[j];
+            before += msg_before(p, u, w, v, m, burst_left(p, u, w, m, spent_before(p, t, u, w)));
+        }
+        dist[v] = dist[u] + relay(p, t, u) + before +
+                  msg_idle(p, u, v, m, spent_before(p, t, u, v)) + (reduce ? m * GAMMA : 0.0);
         deepest = fmax(deepest, dist[v]);
-        if (reduce)
-            loads_add(p, l, v, u, m, m);
-        else
-            loads_add(p, l, u, v, m, 0.0);
+        from[k] = reduce ? v : u;
+        to[k++] = reduce ? u : v;
+        loads_add(p, l, from[k - 1], to[k - 1], m, reduce ? m : 0.0);
     }
+    steady = pipe_steady(p, l, &c, from, to, k, m, nseg);
     free(dist);
-    return deepest + (nseg - 1) * loads_max(p, l);
+    free(from);
+    free(c.node_out);
+    return deepest + steady;
 }
 
 /* A pipelined prediction as a function of its segment (0: whole): what
@@ -1843,20 +2007,33 @@ static double rsag_exchange(const pm *p, const int *leaders, int S, double m, lo
                             int add)
 {
     double piece = m / S, t = 0.0;
+    loads c;
 
+    if (!add && loads_new(p, &c) != ECO_OK)
+        return INFINITY;
     for (int phase = 0; phase < 2; phase++) {
         double lat = 0.0;
-        if (!add)
+        if (!add) {
             loads_clear(p, l);
+            loads_clear(p, &c);
+        }
         for (int i = 0; i < S; i++)
             for (int j = 0; j < S; j++)
                 if (i != j) {
                     loads_add(p, l, leaders[i], leaders[j], piece, phase == 0 ? piece : 0.0);
                     lat = fmax(lat, msg(p, leaders[i], leaders[j], 0));
+                    /* the first segment's reduce-scatter crosses idle
+                     * links (burst_left); its gather-to-all crosses
+                     * them again, the buckets spent */
+                    if (!add && phase == 0)
+                        loads_links(p, &c, leaders[i], leaders[j],
+                                    burst_left(p, leaders[i], leaders[j], piece, 0), 0.0, 1);
                 }
         if (!add)
-            t += lat + loads_max(p, l);
+            t += lat + loads_max_less(p, l, &c);
     }
+    if (!add)
+        free(c.node_out);
     return t;
 }
 
@@ -2021,14 +2198,26 @@ static double rank_chain_seg(const seg_pass *q, double seg)
     const pm *p = q->p;
     double m = seg > 0 && seg < q->bytes ? seg : q->bytes;
     double nseg = q->bytes > 0 ? ceil(q->bytes / m) : 1, lat = 0.0;
+    int *from = malloc(2 * (size_t)p->n * sizeof *from), *to;
+    loads c;
 
+    if (!from || loads_new(p, &c) != ECO_OK) {
+        free(from);
+        return INFINITY;
+    }
+    to = from + p->n;
     loads_clear(p, q->l);
     for (int r = 0; r + 1 < p->n; r++) {
         /* every rank but the first passes on what it received */
-        lat += (r > 0 ? p->forward : 0.0) + msg(p, r, r + 1, m) + m * GAMMA;
+        lat += (r > 0 ? p->forward : 0.0) + msg_idle(p, r, r + 1, m, 0) + m * GAMMA;
         loads_add(p, q->l, r, r + 1, m, m);
+        from[r] = r;
+        to[r] = r + 1;
     }
-    return lat + (nseg - 1) * loads_max(p, q->l);
+    lat += pipe_steady(p, q->l, &c, from, to, p->n - 1, m, nseg);
+    free(from);
+    free(c.node_out);
+    return lat;
 }
 
 static double rank_chain_time(const pm *p, double bytes, long forced, size_t *segment,

@@ -429,6 +429,62 @@ static void unplant(eco_map *m)
     m->model = NULL;
 }
 
+/* A link's burst (ecoi_model_burst): the ECO paper's network, 3 subnets
+ * of 2 hosts behind 10 Mbit/s, each path between subnets passing 2,800
+ * bytes at once when idle.  The chain's first segment of 2,048 bytes
+ * crosses both links between subnets at once, and the second passes what
+ * the bucket kept (2,800 - 2,048) and refilled while the link waited on
+ * the first (busy 150 us at 8e-7 s/byte: 187.5 bytes); the prediction
+ * drops by those bytes' time at the link's rate, whatever the length of
+ * the message.  Bursts inside subnets count for nothing. */
+static void test_select_burst(void)
+{
+    config c = { .n = 6, .nh = 6, .nsub = 3, .degree = { 1, 1, 1 },
+                 .host_subnet = { 0, 0, 1, 1, 2, 2 }, .member_host = { 0, 1, 2, 3, 4, 5 } };
+    eco_map *m = make_map(&c);
+    const double beta = 8e-7, busy = 150e-6, burst = 2800.0, seg = 2048.0;
+    const double drop = beta * (2 * seg + (burst - (seg - busy / beta)));
+    const int colls[] = { ECOI_C_BCAST, ECOI_C_REDUCE, ECOI_C_ALLREDUCE, ECOI_C_SCAN };
+    double plain[4][2], t16, t128;
+
+    for (int a = 0; a < 6; a++)
+        for (int b = 0; b < 6; b++)
+            if (a / 2 != b / 2)
+                ecoi_map_set_cost(m, a, b, 11.5e-3);
+    m->model = plant(3, 50e-6, 8e-9, 300e-6, beta, beta);
+    m->model->busy = busy;
+    t16 = predicted_seg(m, &c, ECOI_C_BCAST, 16000, "chain", (long)seg);
+    t128 = predicted_seg(m, &c, ECOI_C_BCAST, 131072, "chain", (long)seg);
+    for (int i = 0; i < 4; i++)
+        for (int z = 0; z < 2; z++)
+            plain[i][z] = predicted(m, &c, colls[i], z ? 131072 : 16000, "tree");
+    /* inside the subnets: nothing changes */
+    for (int s = 0; s < 3; s++)
+        m->model->burst[s * 3 + s] = burst;
+    CU_ASSERT_EQUAL(predicted_seg(m, &c, ECOI_C_BCAST, 16000, "chain", (long)seg), t16);
+    for (int i = 0; i < 4; i++)
+        for (int z = 0; z < 2; z++)
+            CU_ASSERT_EQUAL(predicted(m, &c, colls[i], z ? 131072 : 16000, "tree"), plain[i][z]);
+    for (int s = 0; s < 3; s++)
+        for (int t = 0; t < 3; t++)
+            m->model->burst[s * 3 + t] = s == t ? 0.0 : burst;
+    CU_ASSERT(ecoi_model_valid(m->model));
+    /* 16,000 bytes: 8 segments, the fill nearly all of the links' time
+     * lost; 131,072: 64, the same drop, 3% of it */
+    CU_ASSERT_DOUBLE_EQUAL(t16 - predicted_seg(m, &c, ECOI_C_BCAST, 16000, "chain", (long)seg),
+                           drop, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(t128 - predicted_seg(m, &c, ECOI_C_BCAST, 131072, "chain", (long)seg),
+                           drop, 1e-9);
+    CU_ASSERT(drop / t16 > 0.2);
+    CU_ASSERT(drop / t128 < 0.04);
+    /* no burst, the predictions of before */
+    memset(m->model->burst, 0, 9 * sizeof *m->model->burst);
+    CU_ASSERT_EQUAL(predicted_seg(m, &c, ECOI_C_BCAST, 16000, "chain", (long)seg), t16);
+    CU_ASSERT_EQUAL(predicted_seg(m, &c, ECOI_C_BCAST, 131072, "chain", (long)seg), t128);
+    unplant(m);
+    eco_map_free(m);
+}
+
 static void test_select_planted(void)
 {
     /* The ECO paper's network: 3 subnets of 2 hosts behind 10 Mbit/s
@@ -2145,6 +2201,7 @@ static const eco_unit_test tests[] = {
     { "recursive doubling, 1 to 17 members", test_rdouble_sizes },
     { "reduce-to-all around the ring, 1 to 18 members", test_ring_sizes },
     { "selection on planted models", test_select_planted },
+    { "a link's burst in the pipelines' predictions", test_select_burst },
     { "the busy cost in the predictions", test_select_busy },
     { "the busy cost at fewer members running", test_busy_at },
     { "the model's cores: a barrier's busy share", test_select_cores },
