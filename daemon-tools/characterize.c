@@ -56,8 +56,11 @@
  *        subnet's hosts share a link: uplink[s] is that cost (the
  *        smaller of the directions found shared: load only slows);
  *      - every host busy (2+ hosts): every probe streams
- *        ECOC_MODEL_BUSY small messages to the next host's at once (a
- *        ring: each sends and receives), ECOC_MODEL_REPEATS rounds; busy
+ *        ECOC_MODEL_BUSY small messages to the next host's of its
+ *        subnet at once (a ring in each subnet, all at once: each sends
+ *        and receives; hosts alone in their subnet sit out, and where
+ *        no two hosts share one, one ring of all), ECOC_MODEL_REPEATS
+ *        rounds; busy
  *        is the median round's slowest stream per message: what a
  *        message costs at the least while every member of a collective
  *        sends (lib/select.c's floor; its default when not measured);
@@ -1262,13 +1265,38 @@ static int measure_uplink(master *m, int s, int **mem, const int *cnt, ecoi_mode
     return ECOC_OK;
 }
 
+/* The rings of `inside` (ring_rounds): each host's next is the next host
+ * of its own subnet (the first after the last); a host alone in its
+ * subnet sits out.  from[k], to[k]: the k-th stream; returns how many. */
+static int subnet_rings(const ecoc_result *r, int *from, int *to)
+{
+    int k = 0;
+
+    for (int i = 0; i < r->n; i++) {
+        int s = host_subnet(r, i), next = -1;
+        if (s < 0)
+            continue;
+        for (int d = 1; d < r->n && next < 0; d++)
+            if (host_subnet(r, (i + d) % r->n) == s)
+                next = (i + d) % r->n;
+        if (next >= 0) {
+            from[k] = i;
+            to[k++] = next;
+        }
+    }
+    return k;
+}
+
 /* Every host at once, in a ring (host i's probe with host i + 1's, the
  * last with the first's; prev: its ring's previous, i - 1), cmd with
  * count messages of size bytes, ECOC_MODEL_REPEATS rounds: a
  * round's cost per message is its slowest probe's time over count, *st
- * the rounds' (the median: one delayed start does not decide).  Fewer
- * than 2 hosts: nothing to measure, st->n stays 0. */
-static int ring_rounds(master *m, int cmd, int size, int count, const char *label,
+ * the rounds' (the median: one delayed start does not decide).  inside:
+ * a ring inside each subnet instead, all at once (subnet_rings; the one
+ * ring when fewer than 2 hosts share a subnet), so that no stream
+ * crosses a link between subnets.  Fewer than 2 hosts: nothing to
+ * measure, st->n stays 0. */
+static int ring_rounds(master *m, int cmd, int size, int count, int inside, const char *label,
                        ecoc_stat *st)
 {
     int n = m->r->n, rc = ECOC_OK, *ring;
@@ -1288,6 +1316,16 @@ static int ring_rounds(master *m, int cmd, int size, int count, const char *labe
         ring[n + i] = (i + 1) % n;
         ring[2 * n + i] = (i + n - 1) % n;
     }
+    if (rc == ECOC_OK && inside) {
+        int k = subnet_rings(m->r, ring, ring + n);
+        if (k >= 2)
+            g.k = k;
+        else
+            for (int i = 0; i < n; i++) { /* the one ring after all */
+                ring[i] = i;
+                ring[n + i] = (i + 1) % n;
+            }
+    }
     g.from = ring;
     g.to = ring + n;
     g.prev = cmd == ECOC_CMD_STEPS ? ring + 2 * n : NULL;
@@ -1297,7 +1335,7 @@ static int ring_rounds(master *m, int cmd, int size, int count, const char *labe
         double slowest = 0.0;
         if ((rc = run_together(m, &g, t)) != ECOC_OK)
             break;
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < g.k; i++)
             slowest = t[i] > slowest ? t[i] : slowest;
         all[rep] = slowest / count;
     }
@@ -1311,16 +1349,22 @@ static int ring_rounds(master *m, int cmd, int size, int count, const char *labe
 }
 
 /* Every probe busy: each host's probe streams ECOC_MODEL_BUSY messages
- * of ECOC_MODEL_SMALL bytes to the next host's (the last to the first),
- * all at once, so that every probe sends and receives, as every member
- * does in a collective (ring_rounds).  A round's cost per message is its
+ * of ECOC_MODEL_SMALL bytes to the next host's of its own subnet (the
+ * last to the first), all at once, so that every probe sends and
+ * receives, as every member does in a collective (ring_rounds, inside).
+ * Inside the subnets, because busy is what the hosts' CPUs and PVM cost
+ * a message: across a slow link a stream of small messages is bound by
+ * their headers' wire time, which lib/select.c charges the link
+ * (ECOI_WIRE_HEADER): eco-paper.topo's ring across its three 10 Mbit/s
+ * links measured 161 us a message of 64 bytes, 190 bytes' time there,
+ * and multilevel.topo's across 5 Mbit/s 310 us, 194 bytes'.  A round's cost per message is its
  * slowest stream's time over its messages (the end mark's round trip
  * included: a little high, which only costs pipelining); mo->busy is the
  * median round's.  Fewer than 2 hosts: busy stays 0 (the default). */
 static int measure_busy(master *m, ecoi_model *mo)
 {
     ecoc_stat *st = &m->r->model.busy;
-    int rc = ring_rounds(m, ECOC_CMD_STREAM, ECOC_MODEL_SMALL, ECOC_MODEL_BUSY,
+    int rc = ring_rounds(m, ECOC_CMD_STREAM, ECOC_MODEL_SMALL, ECOC_MODEL_BUSY, 1,
                          "model: every host busy", st);
 
     if (rc == ECOC_OK && st->n > 0)
@@ -1371,7 +1415,7 @@ static int measure_step(master *m, ecoi_model *mo)
     ecoc_result *r = m->r;
     ecoc_stat *st = &r->model.step, *sl = &r->model.step_long;
     int big = r->model.big;
-    int rc = ring_rounds(m, ECOC_CMD_STEPS, ECOC_MODEL_SMALL, ECOC_MODEL_STEPS,
+    int rc = ring_rounds(m, ECOC_CMD_STEPS, ECOC_MODEL_SMALL, ECOC_MODEL_STEPS, 0,
                          "model: every host in lock-step", st);
     double excess, slope;
 
@@ -1381,7 +1425,7 @@ static int measure_step(master *m, ecoi_model *mo)
     excess = st->median - r->model.step_links;
     mo->step = excess > 0.0 ? excess : 0.0;
     if (big <= ECOC_MODEL_SMALL ||
-        (rc = ring_rounds(m, ECOC_CMD_STEPS, big, ECOC_MODEL_STEPS_LONG,
+        (rc = ring_rounds(m, ECOC_CMD_STEPS, big, ECOC_MODEL_STEPS_LONG, 0,
                           "model: every host in lock-step, long messages", sl)) != ECOC_OK ||
         sl->n == 0)
         return rc;
