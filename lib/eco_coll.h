@@ -367,6 +367,21 @@ int ecoi_parse_forced(const char *spec, int *forced, char *err, size_t errlen);
 /* The model of a map without a measured one: the defaults of select.c
  * with the file's costs; free with ecoi_model_free (NULL: no memory). */
 ecoi_model *ecoi_model_default(const eco_map *m);
+/* The bytes a message takes on a link beyond its data (lib/select.c): PVM's message
+ * and fragment headers, TCP/IP's and Ethernet's.  eco-characterize's
+ * ring of 64-byte messages across links between subnets (before it
+ * measured busy inside them) took 161 us a message through eco-paper's
+ * 10 Mbit/s links, 190 bytes' time, and 310 us through multilevel's
+ * 5 Mbit/s, 194 bytes': 126 and 130 beyond the data.  A link between
+ * subnets is charged these bytes and the busy cost for each message (a
+ * segment of 4,100 bytes, two messages, took 0.17 ms longer than one of
+ * 4,000 on eco-paper, doc/benchmarks.md run 10: 108 us of headers and
+ * the 52 us of busy measured inside its subnets).  When busy was
+ * measured across those links it held their wire time: the floor of
+ * every message (pair_cost) was 161 us there, a short message's
+ * prediction on eco-paper 3 to 10 times what it took. */
+#define ECOI_WIRE_HEADER 128.0
+
 /* The least seconds a message costs while every member is busy: m's
  * measured busy, else (NULL, or 0: not measured) select.c's default. */
 double ecoi_model_busy(const ecoi_model *m);

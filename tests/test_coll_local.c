@@ -348,6 +348,20 @@ static double predicted_seg(const eco_map *m, const config *c, int coll, size_t 
     return -1.0;
 }
 
+/* The segment select.c picks for the algorithm called name (root 0). */
+static size_t segment_of(const eco_map *m, const config *c, int coll, size_t bytes,
+                         const char *name)
+{
+    ecoi_prediction pr[16];
+    int k = ecoi_predict(m, m->model, c->n, c->member_host, NULL, coll, 0, bytes, -1, pr, 16);
+
+    for (int i = 0; i < k; i++)
+        if (strcmp(ecoi_algorithm_at(pr[i].algorithm)->name, name) == 0)
+            return pr[i].segment;
+    CU_FAIL("no such candidate");
+    return 0;
+}
+
 static double predicted(const eco_map *m, const config *c, int coll, size_t bytes,
                         const char *name)
 {
@@ -412,13 +426,15 @@ static const config uneven7 = { .n = 7, .nh = 7, .nsub = 3, .degree = { 1, 1, 1 
 static const double uneven_up[3] = { 8e-7, 4e-7, 1.6e-6 };
 
 /* A map of uneven7 with a model like uneven.topo's measured one (20 us
- * and 4.4 ns a byte inside, 300 us a message busy) and its uplinks. */
+ * and 4.4 ns a byte inside, 50 us a message busy: 53 measured inside
+ * its subnets, 300 when eco-characterize measured busy across its
+ * links) and its uplinks. */
 static eco_map *plant_uneven(void)
 {
     eco_map *m = make_map(&uneven7);
 
     m->model = plant(3, 20e-6, 4.4e-9, 25e-6, 8e-7, 0);
-    m->model->busy = 300e-6;
+    m->model->busy = 50e-6;
     plant_uplinks(m, &uneven7, uneven_up);
     return m;
 }
@@ -556,7 +572,12 @@ static void test_select_planted(void)
                     ecoi_map_set_cost(m, a, b, 26e-3);
         m->model = plant(2, 50e-6, 8e-8, 300e-6, 1.6e-6, 1.6e-6);
         for (size_t bytes = 131072; bytes <= 1048576; bytes *= 2) {
-            CU_ASSERT_STRING_EQUAL(winner(m, &t, ECOI_C_ALLREDUCE, bytes, &seg), "rsag");
+            /* with two subnets rsag and the tree carry the same bytes
+             * each way: the tree may win, its segments fit too */
+            const char *w = winner(m, &t, ECOI_C_ALLREDUCE, bytes, &seg);
+            CU_ASSERT(strcmp(w, "rsag") == 0 || strcmp(w, "tree") == 0);
+            CU_ASSERT(seg > 0 && (double)seg * 1.6e-6 <= 0.03);
+            seg = segment_of(m, &t, ECOI_C_ALLREDUCE, bytes, "rsag");
             CU_ASSERT(seg > 0 && (double)seg * 1.6e-6 <= 0.03);
         }
         unplant(m);
@@ -746,14 +767,24 @@ static void test_select_busy(void)
     m->model->busy = busy[2];
     CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_BCAST, 131072, &seg_dear), "chain");
     CU_ASSERT(seg_cheap > 0 && seg_cheap < seg_dear);
-    /* all-to-all of 1000 bytes: each block straight to its member when
-     * messages are cheap; aggregated between subnets' leaders (a sixth of
-     * the messages over the slow links; the leaders in rounds, predicted
-     * 9% faster than at once here) when they are dear */
+    /* all-to-all of 1000 bytes: aggregated between subnets' leaders (a
+     * sixth of the messages over the slow links, each with its headers,
+     * ECOI_WIRE_HEADER) whether messages are cheap or dear; the leaders
+     * in rounds, predicted 8% faster than at once, when they are dear;
+     * and each block straight to its member only when the links between
+     * subnets are fast */
     m->model->busy = busy[0];
-    CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_ALLTOALL, 1000, NULL), "direct");
+    CU_ASSERT_STRING_NOT_EQUAL(winner(m, &c, ECOI_C_ALLTOALL, 1000, NULL), "direct");
     m->model->busy = busy[2];
     CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_ALLTOALL, 1000, NULL), "hier-rounds");
+    m->model->busy = busy[0];
+    for (int s = 0; s < 3; s++) {
+        m->model->uplink[s] = 8e-9;
+        for (int t = 0; t < 3; t++)
+            if (s != t)
+                m->model->link[s * 3 + t] = (ecoi_cost){ 4e-6, 8e-9 };
+    }
+    CU_ASSERT_STRING_EQUAL(winner(m, &c, ECOI_C_ALLTOALL, 1000, NULL), "direct");
     unplant(m);
     eco_map_free(m);
 }
@@ -1083,19 +1114,22 @@ static void test_select_fragment(void)
     /* 12,000 bytes: three fragments, against 8,192 + 3,808 or six of
      * 2,048 */
     winner(m, &u, ECOI_C_BCAST, 12000, &seg);
-    CU_ASSERT_EQUAL(seg, 4000);
+    CU_ASSERT(seg == 4000 || seg == 2048);
     /* 131,072 bytes: a longer segment goes out in place, libeco's header
-     * a fragment of its own, and pays the busy cost twice a segment */
+     * a fragment of its own, and pays the busy cost and the headers on
+     * the link twice a segment: 8,192 (16 x 2 messages) and 4,000 (33)
+     * are within 1% */
     for (int op = 0; op < 2; op++) {
         const int coll = op ? ECOI_C_REDUCE : ECOI_C_BCAST;
         const double one = predicted_seg(m, &u, coll, 131072, "chain", 4000);
         const double two = predicted_seg(m, &u, coll, 131072, "chain", 4096);
         winner(m, &u, coll, 131072, &seg);
-        CU_ASSERT_EQUAL(seg, 4000);
+        CU_ASSERT(seg == 4000 || seg == 8192);
         /* 32 segments of 4,096 against 33 of 4,000, beyond the first:
-         * 31 x 2 messages against 32, 30 more busy costs on the 5 Mbit/s
-         * link, and 1,024 bytes fewer */
-        CU_ASSERT(two - one > 30 * m->model->busy - 1024 * uneven_up[2]);
+         * 31 x 2 messages against 32, 30 more messages' busy cost and
+         * headers on the 5 Mbit/s link, and 1,024 bytes fewer */
+        CU_ASSERT(two - one > 30 * (m->model->busy + ECOI_WIRE_HEADER * uneven_up[2]) -
+                                  1024 * uneven_up[2]);
     }
     unplant(m);
     eco_map_free(m);
