@@ -948,7 +948,8 @@ static double burst_left(const pm *p, int a, int b, double m, double k)
     int sa = p->sub[a], sb = p->sub[b];
     double beta, refill = 0.0;
 
-    if (!(m > 0.0) || sa < 0 || sb < 0 || sa == sb || p->mh[a] == p->mh[b])
+    if (!(m > 0.0) || sa < 0 || sb < 0 || sa == sb || p->mh[a] == p->mh[b] ||
+        (p->site && p->site[a] != p->site[b]))
         return 0.0;
     if ((beta = pair_cost(p, a, b).beta) > 0.0)
         refill = msgs_of(m) * p->busy / beta;
@@ -966,7 +967,7 @@ static double burst_left(const pm *p, int a, int b, double m, double k)
  * measured 5.92-5.97 ms (doc/benchmarks.md, run 17), was predicted 4.78
  * with a burst for each way, and its middle subnet's link carries 8 KB
  * and the headers of 8 messages, 5.2 ms at 10 Mbit/s beyond the burst.
- * Sites' links are left out (their buckets are not measured). */
+ * A site's link likewise, with no burst (burst_left). */
 static double bucket_floor(const pm *p, const loads *l, double nseg)
 {
     const int S = p->model->nsubnets;
@@ -983,6 +984,8 @@ static double bucket_floor(const pm *p, const loads *l, double nseg)
             b = 0.0;
         most = fmax(most, nseg * fmax(l->sub_in[x], l->sub_out[x]) - p->ul[x] * b);
     }
+    for (int x = 0; p->site && x < p->n; x++)
+        most = fmax(most, nseg * fmax(l->site_in[x], l->site_out[x]));
     return most;
 }
 
