@@ -525,6 +525,8 @@ typedef struct pm {
                       * 0 when not known (host_rate) */
     double *ul;      /* [nsubnets] seconds per byte of each subnet's shared
                       * link (subnet_link), 0 when not known */
+    double *ub;      /* [nsubnets] seconds that link passes at once (its
+                      * burst at its rate; uplink_burst) */
     int nhosts;
 } pm;
 
@@ -577,6 +579,18 @@ static double host_rate(const eco_map *map, const ecoi_model *model, int h, int 
     return fmax(best, model->link[s * S + s].beta);
 }
 
+/* The bytes subnet s's shared link passes at once: the smallest burst
+ * measured between s and another subnet (none measured: 0). */
+static double uplink_burst(const ecoi_model *m, int s)
+{
+    double b = INFINITY;
+
+    for (int t = 0; t < m->nsubnets; t++)
+        if (t != s)
+            b = fmin(b, ecoi_model_burst(m, s, t));
+    return isfinite(b) ? b : 0.0;
+}
+
 static int pm_init(pm *p, const eco_map *map, const ecoi_model *model, int n,
                    const int *mh)
 {
@@ -601,10 +615,13 @@ static int pm_init(pm *p, const eco_map *map, const ecoi_model *model, int n,
     }
     p->hrate = calloc((size_t)n + 1, sizeof *p->hrate);
     p->ul = calloc((size_t)model->nsubnets + 1, sizeof *p->ul);
-    if (!p->hrate || !p->ul)
+    p->ub = calloc((size_t)model->nsubnets + 1, sizeof *p->ub);
+    if (!p->hrate || !p->ul || !p->ub)
         return ECO_ERR_NOMEM;
-    for (int s = 0; s < model->nsubnets; s++)
+    for (int s = 0; s < model->nsubnets; s++) {
         p->ul[s] = subnet_link(model, s);
+        p->ub[s] = p->ul[s] * uplink_burst(model, s);
+    }
     for (int r = 0; r < n; r++)
         if (p->sub[r] >= 0 && mh[r] >= 0 && mh[r] < map->nhosts)
             p->hrate[r] = host_rate(map, model, mh[r], p->sub[r]);
@@ -964,8 +981,7 @@ static double burst_left(const pm *p, int a, int b, double m, double k)
 /* The least time nseg steps of loads l take on the links between
  * subnets when each link's bucket passes its burst at once and the rest
  * at its rate (a token bucket's b + r t): the busiest such link's load
- * in all, less its burst's time (the smallest burst measured between
- * its subnet and another; none measured, none passed).  The fill of a
+ * in all, less its burst's time (p->ub).  The fill of a
  * pipeline that crosses a link twice (reduce-to-all's way up and down)
  * takes its burst once, not on each way: eco-paper.topo's reduce-to-all
  * of 4,096 bytes up and down the chain of subnets in 2,048-byte segments
@@ -975,20 +991,11 @@ static double burst_left(const pm *p, int a, int b, double m, double k)
  * Sites' links are left out (their buckets are not measured). */
 static double bucket_floor(const pm *p, const loads *l, double nseg)
 {
-    const int S = p->model->nsubnets;
     double most = 0.0;
 
-    for (int x = 0; x < S; x++) {
-        double b = INFINITY;
-        if (!(p->ul[x] > 0.0))
-            continue;
-        for (int y = 0; y < S; y++)
-            if (y != x)
-                b = fmin(b, ecoi_model_burst(p->model, x, y));
-        if (!isfinite(b))
-            b = 0.0;
-        most = fmax(most, nseg * fmax(l->sub_in[x], l->sub_out[x]) - p->ul[x] * b);
-    }
+    for (int x = 0; x < p->model->nsubnets; x++)
+        if (p->ul[x] > 0.0)
+            most = fmax(most, nseg * fmax(l->sub_in[x], l->sub_out[x]) - p->ub[x]);
     return most;
 }
 
@@ -2084,9 +2091,7 @@ static double allreduce_pass(const pm *p, const eco_tree *t, const int *leaders,
                              double bytes, double seg, loads *l)
 {
     double m = seg_of(seg, bytes), nseg = bytes > 0 ? ceil(bytes / m) : 1;
-    double fill = tree_pass(p, t, m, 0, 1, l) + tree_pass(p, t, m, 0, 0, l);
-
-    double floor;
+    double fill = tree_pass(p, t, m, 0, 1, l) + tree_pass(p, t, m, 0, 0, l), least;
 
     if (S > 1)
         fill += rsag_exchange(p, leaders, S, m, l, 0);
@@ -2097,12 +2102,12 @@ static double allreduce_pass(const pm *p, const eco_tree *t, const int *leaders,
     tree_loads(p, t, m, 0, l);
     if (S > 1)
         rsag_exchange(p, leaders, S, m, l, 1);
-    floor = bucket_floor(p, l, nseg);
+    least = bucket_floor(p, l, nseg);
     if (nseg <= 1) {
         loads_clear(p, l);
-        return fmax(fill, floor);
+        return fmax(fill, least);
     }
-    return fmax(fill + (nseg - 1) * loads_max(p, l), floor);
+    return fmax(fill + (nseg - 1) * loads_max(p, l), least);
 }
 
 static double allreduce_seg(const seg_pass *q, double seg)
@@ -2541,6 +2546,7 @@ int ecoi_predict(const eco_map *map, const ecoi_model *model, int n, const int *
     free(p.site);
     free(p.hrate);
     free(p.ul);
+    free(p.ub);
     ecoi_model_free(dflt);
     return rc == ECO_OK ? k : rc;
 }
