@@ -1299,7 +1299,7 @@ static int subnet_rings(const ecoc_result *r, int *from, int *to)
 static int ring_rounds(master *m, int cmd, int size, int count, int inside, const char *label,
                        ecoc_stat *st)
 {
-    int n = m->r->n, rc = ECOC_OK, *ring;
+    int n = m->r->n, rc = ECOC_OK, *ring, k;
     double *t, all[ECOC_MODEL_REPEATS];
     together g = { cmd, cmd == ECOC_CMD_STEPS ? "a lock-step ring" : "a stream", NULL, NULL, NULL,
                    n, size, count };
@@ -1311,21 +1311,14 @@ static int ring_rounds(master *m, int cmd, int size, int count, int inside, cons
     t = malloc((size_t)n * sizeof *t);
     if (!ring || !t)
         rc = fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
-    for (int i = 0; rc == ECOC_OK && i < n; i++) {
-        ring[i] = i;
-        ring[n + i] = (i + 1) % n;
-        ring[2 * n + i] = (i + n - 1) % n;
-    }
-    if (rc == ECOC_OK && inside) {
-        int k = subnet_rings(m->r, ring, ring + n);
-        if (k >= 2)
-            g.k = k;
-        else
-            for (int i = 0; i < n; i++) { /* the one ring after all */
-                ring[i] = i;
-                ring[n + i] = (i + 1) % n;
-            }
-    }
+    if (rc == ECOC_OK && inside && (k = subnet_rings(m->r, ring, ring + n)) >= 2)
+        g.k = k;
+    else
+        for (int i = 0; rc == ECOC_OK && i < n; i++) { /* the one ring */
+            ring[i] = i;
+            ring[n + i] = (i + 1) % n;
+            ring[2 * n + i] = (i + n - 1) % n;
+        }
     g.from = ring;
     g.to = ring + n;
     g.prev = cmd == ECOC_CMD_STEPS ? ring + 2 * n : NULL;
@@ -1357,10 +1350,10 @@ static int ring_rounds(master *m, int cmd, int size, int count, int inside, cons
  * their headers' wire time, which lib/select.c charges the link
  * (ECOI_WIRE_HEADER): eco-paper.topo's ring across its three 10 Mbit/s
  * links measured 161 us a message of 64 bytes, 190 bytes' time there,
- * and multilevel.topo's across 5 Mbit/s 310 us, 194 bytes'.  A round's cost per message is its
- * slowest stream's time over its messages (the end mark's round trip
- * included: a little high, which only costs pipelining); mo->busy is the
- * median round's.  Fewer than 2 hosts: busy stays 0 (the default). */
+ * and multilevel.topo's across 5 Mbit/s 310 us, 194 bytes'.  A round's
+ * cost per message is its slowest stream's time over its messages (the
+ * end mark's round trip included: a little high, which only costs
+ * pipelining); mo->busy is the median round's.  Fewer than 2 hosts: busy stays 0 (the default). */
 static int measure_busy(master *m, ecoi_model *mo)
 {
     ecoc_stat *st = &m->r->model.busy;

@@ -740,11 +740,12 @@ static double end_beta(const pm *p, int a, int b, double pair_beta)
  * two, not their sum.  switched8.topo at 1,000 bytes: a star's root
  * sends 7 in 0.74-0.78 ms (7 x 89 us on the wire, 7 x 70 us busy: the
  * sum predicted 1.12).  Of its bytes, at_once (burst_left) pass at once
- * and hold it no longer than the per-message cost. */
-static double msg_before(const pm *p, int a, int b, int c, double bytes, double at_once)
+ * and hold it no longer than the per-message cost.  c_out: c is out of
+ * a's subnet (what b's message holds depends on c only so). */
+static double msg_before(const pm *p, int a, int b, int c_out, double bytes, double at_once)
 {
     ecoi_cost k = pair_cost(p, a, b);
-    int out = p->sub[a] >= 0 && p->sub[b] != p->sub[a] && p->sub[c] != p->sub[a];
+    int out = p->sub[a] >= 0 && p->sub[b] != p->sub[a] && c_out;
 
     bytes -= fmin(bytes, at_once);
     if (p->mh[a] == p->mh[b] || p->sub[a] < 0 || out)
@@ -1007,25 +1008,144 @@ static double msg_idle(const pm *p, int a, int b, double bytes, double k)
     return msg(p, a, b, bytes) - pair_cost(p, a, b).beta * burst_left(p, a, b, bytes, k);
 }
 
-/* Does u's message to (from) b cross the bucket of its message to (from)
- * c, so that c's finds it spent when b's went first: the same path (b
- * and c in one subnet, off u's host), or both out of u's subnet through
- * its shared link, or out of its site, where b's path is no faster than
- * c's (the bucket that counts is that of c's slowest link: multilevel's
+/* Which of u's children before c spent the bucket of u's message to (from)
+ * c by the time c's first segment goes (burst_left's k): those whose
+ * message crosses the same bucket, off u's host and no faster than c's
+ * (the bucket that counts is that of c's slowest link: multilevel's
  * 100 Mbit/s path to the site's other subnet does not cross the
- * 5 Mbit/s one between the sites). */
-static int same_bucket(const pm *p, int u, int b, int c)
-{
-    int su = p->sub[u], sb = p->sub[b], sc = p->sub[c];
+ * 5 Mbit/s one between the sites), and either to c's subnet (the same
+ * path), or out of u's subnet through its shared link, or out of u's
+ * site when c is.  Only c out of u's subnet, off its host, has a bucket
+ * (burst_left); for such c the three cases come to one class each:
+ * u's subnet's link known, every child out of u's subnet; else c out of
+ * u's site, every child out of it (c's subnet lies in c's site); else
+ * c's subnet.  A count per class and rate (Fenwick trees over u's
+ * children sorted by their rate, and by subnet and rate), so that a
+ * member of d children costs d log d, not d^2 (a star of 10,000
+ * members) -- what eco_tree's k-ary fan-outs and ECO's subnet level of
+ * a hundred subnets need too. */
+typedef struct kid {
+    double beta;   /* seconds per byte of u's message to it */
+    int sub, j;    /* its subnet; its place among u's children */
+} kid;
 
-    if (p->mh[b] == p->mh[u] || p->mh[c] == p->mh[u] ||
-        pair_cost(p, u, b).beta < pair_cost(p, u, c).beta)
-        return 0;
-    if (sb == sc)
-        return 1;
-    if (su >= 0 && sb != su && sc != su && p->ul[su] > 0)
-        return 1;
-    return p->site && p->site[b] != p->site[u] && p->site[c] != p->site[u];
+static int kid_by_beta(const void *x, const void *y)
+{
+    const kid *a = x, *b = y;
+    return a->beta > b->beta ? -1 : a->beta < b->beta ? 1 : a->j - b->j;
+}
+
+static int kid_by_sub(const void *x, const void *y)
+{
+    const kid *a = x, *b = y;
+    return a->sub != b->sub ? (a->sub < b->sub ? -1 : 1) : kid_by_beta(x, y);
+}
+
+/* tree_pass's scratch for one member's children at a time */
+typedef struct spent_scratch {
+    kid *k;                  /* [n] */
+    int *ra, *ea;            /* [n] by child: place by rate, last place as fast */
+    int *rb, *eb, *b0;       /* [n] by child: place by subnet and rate, last place
+                              * in its subnet as fast, first of its subnet */
+    int *fo, *fs, *fb;       /* [n + 1] Fenwick counts: out of u's subnet, out
+                              * of u's site, any (by subnet) */
+} spent_scratch;
+
+static void spent_scratch_free(spent_scratch *s)
+{
+    free(s->k);
+    free(s->ra);
+    free(s->fo);
+}
+
+static int spent_scratch_new(spent_scratch *s, int n)
+{
+    const size_t N = (size_t)n + 1;
+    s->k = malloc(N * sizeof *s->k);
+    s->ra = malloc(5 * N * sizeof *s->ra);
+    s->fo = malloc(3 * N * sizeof *s->fo);
+    if (!s->k || !s->ra || !s->fo) {
+        spent_scratch_free(s);
+        return ECO_ERR_NOMEM;
+    }
+    s->ea = s->ra + N;
+    s->rb = s->ea + N;
+    s->eb = s->rb + N;
+    s->b0 = s->eb + N;
+    s->fs = s->fo + N;
+    s->fb = s->fs + N;
+    return ECO_OK;
+}
+
+static void fen_add(int *f, int d, int i)
+{
+    for (i++; i <= d; i += i & -i)
+        f[i]++;
+}
+
+/* how many were added at places 0 .. i */
+static int fen_sum(const int *f, int i)
+{
+    int c = 0;
+    for (i++; i > 0; i -= i & -i)
+        c += f[i];
+    return c;
+}
+
+/* Is c's message from u one with a bucket (burst_left's k counts). */
+static int has_bucket(const pm *p, int u, int c)
+{
+    return p->sub[u] >= 0 && p->sub[c] >= 0 && p->sub[c] != p->sub[u] && p->mh[c] != p->mh[u];
+}
+
+/* spent[j]: what u's children before its j-th spent of that child's
+ * bucket (above); 0 where the child has none. */
+static void spent_of(const pm *p, const eco_tree *t, int u, spent_scratch *s, double *spent)
+{
+    const int base = t->child_off[u], d = t->child_off[u + 1] - base, su = p->sub[u];
+    int any = 0;
+
+    for (int j = 0; j < d; j++) {
+        spent[j] = 0.0;
+        any |= j > 0 && has_bucket(p, u, t->child[base + j]);
+    }
+    if (!any)
+        return;
+    for (int j = 0; j < d; j++) {
+        const int c = t->child[base + j];
+        s->k[j] = (kid){ pair_cost(p, u, c).beta, p->sub[c], j };
+    }
+    qsort(s->k, (size_t)d, sizeof *s->k, kid_by_beta);
+    for (int i = d - 1; i >= 0; i--) {
+        s->ra[s->k[i].j] = i;
+        s->ea[s->k[i].j] = i == d - 1 || s->k[i + 1].beta < s->k[i].beta ? i : s->ea[s->k[i + 1].j];
+    }
+    qsort(s->k, (size_t)d, sizeof *s->k, kid_by_sub);
+    for (int i = d - 1; i >= 0; i--) {
+        const int last = i == d - 1 || s->k[i + 1].sub != s->k[i].sub;
+        s->rb[s->k[i].j] = i;
+        s->eb[s->k[i].j] = last || s->k[i + 1].beta < s->k[i].beta ? i : s->eb[s->k[i + 1].j];
+    }
+    for (int i = 0; i < d; i++)
+        s->b0[s->k[i].j] = i == 0 || s->k[i - 1].sub != s->k[i].sub ? i : s->b0[s->k[i - 1].j];
+    memset(s->fo, 0, ((size_t)d + 1) * sizeof *s->fo);
+    memset(s->fs, 0, ((size_t)d + 1) * sizeof *s->fs);
+    memset(s->fb, 0, ((size_t)d + 1) * sizeof *s->fb);
+    for (int j = 0; j < d; j++) {
+        const int c = t->child[base + j];
+        const int out_site = p->site && p->site[c] != p->site[u];
+        if (has_bucket(p, u, c))
+            spent[j] = p->ul[su] > 0.0 ? fen_sum(s->fo, s->ea[j])
+                     : out_site ? fen_sum(s->fs, s->ea[j])
+                     : fen_sum(s->fb, s->eb[j]) - fen_sum(s->fb, s->b0[j] - 1);
+        if (p->mh[c] == p->mh[u])
+            continue;
+        if (p->sub[c] != su)
+            fen_add(s->fo, d, s->ra[j]);
+        if (out_site)
+            fen_add(s->fs, d, s->ra[j]);
+        fen_add(s->fb, d, s->rb[j]);
+    }
 }
 
 /* The steady state of a pipeline of nseg segments of m bytes whose one
@@ -1074,17 +1194,6 @@ static double relay(const pm *p, const eco_tree *t, int u)
     return t->parent[u] >= 0 ? p->forward : 0.0;
 }
 
-/* How many of u's children before c on tree t take their first segment
- * through the bucket of c's (same_bucket): what they spent of it. */
-static double spent_before(const pm *p, const eco_tree *t, int u, int c)
-{
-    double k = 0.0;
-
-    for (int j = t->child_off[u]; j < t->child_off[u + 1] && t->child[j] != c; j++)
-        k += same_bucket(p, u, t->child[j], c);
-    return k;
-}
-
 /* A pipelined pass down (or up, reduce) tree t of `bytes` in segments of
  * seg bytes (0: one message): the deepest path for one segment plus the
  * other segments at the rate of the busiest resource.  A path pays the
@@ -1098,34 +1207,51 @@ static double tree_pass(const pm *p, const eco_tree *t, double bytes, double seg
                         int reduce, loads *l)
 {
     double m = seg_of(seg, bytes), nseg = ceil(bytes / m), steady;
-    double *dist = malloc((size_t)p->n * sizeof *dist), deepest = 0.0;
+    double *dist = malloc(4 * (size_t)p->n * sizeof *dist), deepest = 0.0;
+    double *bef = dist + p->n, *idl = bef + p->n, *spent = idl + p->n;
     int *from = malloc(2 * (size_t)p->n * sizeof *from), *to, k = 0;
+    spent_scratch sp;
     loads c;
 
-    if (!dist || !from || loads_new(p, &c) != ECO_OK) {
+    if (!dist || !from || spent_scratch_new(&sp, p->n) != ECO_OK) {
         free(dist);
         free(from);
+        return INFINITY;
+    }
+    if (loads_new(p, &c) != ECO_OK) {
+        free(dist);
+        free(from);
+        spent_scratch_free(&sp);
         return INFINITY;
     }
     to = from + p->n;
     if (bytes <= 0)
         nseg = 1;
+    /* A member sends to (or receives from) its children one by one: the
+     * k-th waits for the k - 1 before it (bef), then its own first
+     * segment goes (idl). */
+    for (int u = 0; u < t->n; u++) {
+        const int base = t->child_off[u], d = t->child_off[u + 1] - base;
+        double in = 0.0, out = 0.0;
+        spent_of(p, t, u, &sp, spent);
+        for (int j = 0; j < d; j++) {
+            const int v = t->child[base + j];
+            const double at = burst_left(p, u, v, m, spent[j]);
+            bef[v] = p->sub[v] != p->sub[u] ? out : in;
+            idl[v] = msg_idle(p, u, v, m, spent[j]);
+            in += msg_before(p, u, v, 0, m, at);
+            out += msg_before(p, u, v, 1, m, at);
+        }
+    }
+    spent_scratch_free(&sp);
     loads_clear(p, l);
-    /* Preorder: a parent before its children.  A member sends to (or
-     * receives from) its children one by one: the k-th waits for the
-     * k - 1 before it. */
+    /* Preorder: a parent before its children. */
     for (int i = 0; i < t->n; i++) {
         int v = t->order[i], u = t->parent[v];
-        double before = 0.0;
         dist[v] = 0.0;
         if (u < 0)
             continue;
-        for (int j = t->child_off[u]; j < t->child_off[u + 1] && t->child[j] != v; j++) {
-            const int w = t->child[j];
-            before += msg_before(p, u, w, v, m, burst_left(p, u, w, m, spent_before(p, t, u, w)));
-        }
-        dist[v] = dist[u] + relay(p, t, u) + before +
-                  msg_idle(p, u, v, m, spent_before(p, t, u, v)) + (reduce ? m * GAMMA : 0.0);
+        dist[v] = dist[u] + relay(p, t, u) + bef[v] + idl[v] + (reduce ? m * GAMMA : 0.0);
         deepest = fmax(deepest, dist[v]);
         from[k] = reduce ? v : u;
         to[k++] = reduce ? u : v;

@@ -330,6 +330,48 @@ static void test_context_10000(void)
 }
 
 /*
+ * Every collective's predictions for 10,000 members, under ECO's trees
+ * and under the star pattern, whose root has 9,999 children in 100
+ * subnets: select.c walked a member's children once for each child and
+ * each child before it (cubic in its children, 10^11 steps for this
+ * star: it never ended).  Sizes, not times: the predictions are made,
+ * every one a positive time, and the times printed for the record.
+ * All-to-all's are left out: they count its n^2 messages (6 s here).
+ */
+static void test_predict_10000(void)
+{
+    static const char *const pattern[] = { "star", "eco" };
+    ecoi_transport *tp = calloc(1, sizeof *tp);
+    int *mh = malloc(N_MEMBERS * sizeof *mh);
+    ecoi_prediction pr[64];
+    eco_ctx *c = NULL;
+
+    CU_ASSERT_FATAL(tp && mh);
+    tp->enter = tp->leave = nothing;
+    tp->destroy = destroy;
+    CU_ASSERT_FATAL(ecoi_ctx_create(N_MEMBERS, 0, members_map(mh), mh, tp, &c) == ECO_OK);
+    for (int p = 0; p < 2; p++) {
+        double t0 = now();
+        CU_ASSERT_EQUAL_FATAL(eco_set_pattern(c, pattern[p]), ECO_OK);
+        for (int coll = 0; coll < ECOI_NCOLL; coll++) {
+            int k;
+            if (coll == ECOI_C_ALLTOALL || coll == ECOI_C_ALLTOALLV)
+                continue;
+            c->calls++;
+            k = ecoi_predict(c->map, c->map->model, N_MEMBERS, c->member_host, c, coll,
+                             coll == ECOI_C_BARRIER ? ECO_ALL : 4321, 16384, -1, pr, 64);
+            CU_ASSERT(k > 0);
+            for (int i = 0; i < k; i++)
+                CU_ASSERT(pr[i].seconds > 0.0);
+        }
+        printf("\n    [scale] every collective's predictions but all-to-all's for %d members, "
+               "pattern %s: %.2f s\n", N_MEMBERS, pattern[p], now() - t0);
+    }
+    ecoi_ctx_destroy(c);
+    free(mh);
+}
+
+/*
  * eco-sim's members: 10,000 contexts that share one (its map, member
  * list, trees, groups, ring and choices).  Each member holds its own
  * context only; the plan table (15 collectives x 40 size classes, 29 KB)
@@ -414,6 +456,7 @@ static const eco_unit_test scale_tests[] = {
     { "a subnet file of 100,000 hosts", test_big_file },
     { "a tree of 10,000 members", test_tree_10000 },
     { "a context of 10,000 members, many roots", test_context_10000 },
+    { "predictions for 10,000 members: ECO's trees and a star", test_predict_10000 },
     { "10,000 contexts that share one: no plan tables", test_shared_10000 },
     { NULL, NULL }
 };
