@@ -1267,23 +1267,39 @@ static int measure_uplink(master *m, int s, int **mem, const int *cnt, ecoi_mode
 
 /* The rings of `inside` (ring_rounds): each host's next is the next host
  * of its own subnet (the first after the last); a host alone in its
- * subnet sits out.  from[k], to[k]: the k-th stream; returns how many. */
+ * subnet sits out.  from[k], to[k]: the k-th stream, by from; returns
+ * how many, or -1 out of memory.  One pass: n hosts, not n^2. */
 static int subnet_rings(const ecoc_result *r, int *from, int *to)
 {
-    int k = 0;
+    const int n = r->n, S = eco_map_nsubnets(r->map);
+    int *next = malloc(((size_t)n + 2 * (size_t)S + 1) * sizeof *next), *first, *last, k = 0;
 
-    for (int i = 0; i < r->n; i++) {
-        int s = host_subnet(r, i), next = -1;
-        if (s < 0)
+    if (!next)
+        return -1;
+    first = next + n;
+    last = first + S;
+    for (int s = 0; s < S; s++)
+        first[s] = last[s] = -1;
+    for (int i = 0; i < n; i++) {
+        int s = host_subnet(r, i);
+        next[i] = -1;
+        if (s < 0 || s >= S)
             continue;
-        for (int d = 1; d < r->n && next < 0; d++)
-            if (host_subnet(r, (i + d) % r->n) == s)
-                next = (i + d) % r->n;
-        if (next >= 0) {
-            from[k] = i;
-            to[k++] = next;
-        }
+        if (last[s] >= 0)
+            next[last[s]] = i;
+        else
+            first[s] = i;
+        last[s] = i;
     }
+    for (int s = 0; s < S; s++)
+        if (last[s] != first[s])
+            next[last[s]] = first[s];
+    for (int i = 0; i < n; i++)
+        if (next[i] >= 0) {
+            from[k] = i;
+            to[k++] = next[i];
+        }
+    free(next);
     return k;
 }
 
@@ -1299,7 +1315,7 @@ static int subnet_rings(const ecoc_result *r, int *from, int *to)
 static int ring_rounds(master *m, int cmd, int size, int count, int inside, const char *label,
                        ecoc_stat *st)
 {
-    int n = m->r->n, rc = ECOC_OK, *ring, k;
+    int n = m->r->n, rc = ECOC_OK, *ring, k = 0;
     double *t, all[ECOC_MODEL_REPEATS];
     together g = { cmd, cmd == ECOC_CMD_STEPS ? "a lock-step ring" : "a stream", NULL, NULL, NULL,
                    n, size, count };
@@ -1311,7 +1327,9 @@ static int ring_rounds(master *m, int cmd, int size, int count, int inside, cons
     t = malloc((size_t)n * sizeof *t);
     if (!ring || !t)
         rc = fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
-    if (rc == ECOC_OK && inside && (k = subnet_rings(m->r, ring, ring + n)) >= 2)
+    if (rc == ECOC_OK && inside && (k = subnet_rings(m->r, ring, ring + n)) < 0)
+        rc = fail(m, ECOC_FAILED, "%s", eco_strerror(ECO_ERR_NOMEM));
+    if (rc == ECOC_OK && inside && k >= 2)
         g.k = k;
     else
         for (int i = 0; rc == ECOC_OK && i < n; i++) { /* the one ring */
