@@ -2007,6 +2007,39 @@ static int loads_flood(const pm *p, const loads *l)
     return m > 1.0 + RATE_SLACK ? ECOI_OVER_FLOOD : ECOI_OVER_NONE;
 }
 
+/* ECOI_OVER_FLOOD when, in a reduce's pipeline up tree t (every edge a
+ * stream at once, child to parent), two or more children from outside a
+ * member's subnet send into its subnet's link together faster than it
+ * takes them (their senders' rates, send_beta): one stream TCP fits to
+ * the link, two share its queue by loss.  uneven.topo's reduce of
+ * 131,072 bytes (doc/benchmarks.md, run 19): by the tree, whose root's
+ * 10 Mbit/s link takes the 20 and the 5 Mbit/s subnets' streams,
+ * 270.0-270.4 ms, by the chain of subnets 240.3-240.5, predicted 231.3
+ * and 232.9 (the broadcast, whose streams leave one host one after the
+ * other, 228.5-228.6 and 224.1-224.4).  A message that its path's queue
+ * holds whole (LINK_QUEUE) floods nothing. */
+static int tree_converges(const pm *p, const eco_tree *t, double bytes)
+{
+    for (int u = 0; u < t->n; u++) {
+        const int su = p->sub[u];
+        double share = 0.0;
+        int k = 0;
+        if (su < 0 || !(p->ul[su] > 0.0))
+            continue;
+        for (int j = t->child_off[u]; j < t->child_off[u + 1]; j++) {
+            const int v = t->child[j];
+            const double beta = send_beta(p, v, u);
+            if (p->sub[v] == su || bytes * pair_cost(p, v, u).beta <= LINK_QUEUE || !(beta > 0.0))
+                continue;
+            share += p->ul[su] / beta;
+            k++;
+        }
+        if (k >= 2 && share > 1.0 + RATE_SLACK)
+            return ECOI_OVER_FLOOD;
+    }
+    return ECOI_OVER_NONE;
+}
+
 static double round_time(const pm *p, loads *l, const int *from, const int *to,
                          const double *len, int k, int combine);
 
@@ -2529,7 +2562,8 @@ static double forest_predict(const pm *p, const eco_tree *t, const ecoi_algorith
 }
 
 /* Predict out->algorithm: its seconds; its segment, over (set by the
- * all-to-all's predictions) and hier's groups and lags in *out. */
+ * all-to-all's and reduce's predictions) and hier's groups and lags in
+ * *out. */
 static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int root,
                           double bytes, long forced, loads *l, ecoi_prediction *out, int *rc)
 {
@@ -2575,6 +2609,7 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
     case ECOI_C_BCAST:
         return tree_pass_best(p, t, bytes, 0, forced, l, segment);
     case ECOI_C_REDUCE:
+        *over = tree_converges(p, t, bytes);
         return tree_pass_best(p, t, bytes, 1, forced, l, segment);
     case ECOI_C_ALLREDUCE:
     case ECOI_C_ALLGATHER:

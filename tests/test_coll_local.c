@@ -445,6 +445,55 @@ static void unplant(eco_map *m)
     m->model = NULL;
 }
 
+/* The over mark of coll's algorithm called name at bytes on m (root 0). */
+static int over_of(const eco_map *m, const config *c, int coll, size_t bytes, const char *name)
+{
+    ecoi_prediction pr[16];
+    int k = ecoi_predict(m, m->model, c->n, c->member_host, NULL, coll, 0, bytes, -1, pr, 16);
+
+    for (int i = 0; i < k; i++)
+        if (strcmp(ecoi_algorithm_at(pr[i].algorithm)->name, name) == 0)
+            return pr[i].over;
+    CU_FAIL("no such algorithm");
+    return -1;
+}
+
+/* A reduce whose tree has two subnets stream into the root's subnet's
+ * link at once (uneven.topo: the 20 and 5 Mbit/s subnets' streams into
+ * the 10 Mbit/s one; the tree measured 270 ms at 131,072 bytes, the chain
+ * of subnets 240) floods it: the chain runs, predicted within 5% of the
+ * tree.  Not the broadcast (its streams leave one host in turn), not a
+ * message the link's queue holds whole (16,000 bytes here, or 131,072 on
+ * 1 Gbit/s links), and never the chain (one stream into each link). */
+static void test_select_converge(void)
+{
+    const config u = uneven7;
+    static const double fast[3] = { 8e-9, 8e-9, 8e-9 };
+    eco_map *m = plant_uneven();
+
+    /* the costs between subnets measured there: ECO's tree joins both
+     * other subnets to the root's */
+    for (int a = 0; a < u.nh; a++)
+        for (int b = 0; b < u.nh; b++) {
+            const int sa = u.host_subnet[a], sb = u.host_subnet[b];
+            if (sa != sb)
+                ecoi_map_set_cost(m, a, b, sa + sb == 1 ? 11.52e-3 : sa + sb == 2 ? 22.99e-3
+                                                                                  : 23.0e-3);
+        }
+    CU_ASSERT_EQUAL(over_of(m, &u, ECOI_C_REDUCE, 131072, "tree"), ECOI_OVER_FLOOD);
+    CU_ASSERT_EQUAL(over_of(m, &u, ECOI_C_REDUCE, 131072, "star"), ECOI_OVER_FLOOD);
+    CU_ASSERT_EQUAL(over_of(m, &u, ECOI_C_REDUCE, 131072, "chain"), ECOI_OVER_NONE);
+    CU_ASSERT(predicted(m, &u, ECOI_C_REDUCE, 131072, "chain") <
+              1.05 * predicted(m, &u, ECOI_C_REDUCE, 131072, "tree"));
+    CU_ASSERT_STRING_EQUAL(winner(m, &u, ECOI_C_REDUCE, 131072, NULL), "chain");
+    CU_ASSERT_EQUAL(over_of(m, &u, ECOI_C_BCAST, 131072, "tree"), ECOI_OVER_NONE);
+    CU_ASSERT_EQUAL(over_of(m, &u, ECOI_C_REDUCE, 16000, "tree"), ECOI_OVER_NONE);
+    plant_uplinks(m, &u, fast);
+    CU_ASSERT_EQUAL(over_of(m, &u, ECOI_C_REDUCE, 131072, "tree"), ECOI_OVER_NONE);
+    unplant(m);
+    eco_map_free(m);
+}
+
 /* A link's burst (ecoi_model_burst): the ECO paper's network, 3 subnets
  * of 2 hosts behind 10 Mbit/s, each path between subnets passing 2,800
  * bytes at once when idle.  The chain's first segment of 2,048 bytes
@@ -2242,6 +2291,7 @@ static const eco_unit_test tests[] = {
     { "selection with a lock-step step", test_select_step },
     { "selection with a forward cost: the shallower tree", test_select_forward },
     { "all-to-all's streams and the links' queues", test_select_incast },
+    { "a reduce's streams that meet on a link", test_select_converge },
     { "all-to-all's leaders at once or in rounds", test_select_rounds },
     { "the least over within 5%", test_choose_over },
     { "segments of one PVM fragment", test_select_fragment },
