@@ -105,6 +105,16 @@ double ecoi_model_burst(const ecoi_model *m, int s, int t);
  * not one of m's subnets (e.g. -1: a subnet the model does not know) or
  * no memory.  eco_init restricts the file's model to the members'. */
 ecoi_model *ecoi_model_restrict(const ecoi_model *m, const int *old_of, int nnew);
+/* No burst between two subnets of mo whose hosts rep[s] and rep[t] (map's
+ * indexes, -1 none) are more than one router apart by map's hops.
+ * select.c gives no burst on such a path (burst_left) by the hops of
+ * the map it predicts on; eco_init's members' map carries no hops, so
+ * their model says it instead.  Without it multilevel.topo's members
+ * predicted its reduce-to-all of 16,000 bytes by the tree at 26.2 ms,
+ * with a burst across its sites, and ran it: 32.8 ms, where eco-show on
+ * the same file predicts 34.3 and chooses rsag-sites, 27.0 ms
+ * (doc/benchmarks.md, run 19). */
+void ecoi_model_no_burst_far(ecoi_model *mo, const eco_map *map, const int *rep);
 /* In place: subnet s becomes new_of[s], a permutation of 0..n-1.
  * ECO_OK, ECO_ERR_ARG (not a permutation), ECO_ERR_NOMEM (m unchanged). */
 int ecoi_model_renumber(ecoi_model *m, const int *new_of);

@@ -202,15 +202,24 @@ static int collect_hosts(boot *b, const int *tids, int *uniform)
  * select.c's defaults for every subnet (a stale file: measure again). */
 static void restrict_model(boot *b, const eco_map *file, const int *fh, const char *fname)
 {
-    int *old_of;
+    int *old_of, *rep;
 
     if (!file || !file->model)
         return;
-    if (!(old_of = malloc(((size_t)b->nsub + 1) * sizeof *old_of)))
+    if (!(old_of = malloc(2 * ((size_t)b->nsub + 1) * sizeof *old_of)))
         return; /* no model: the defaults */
-    for (int h = 0; h < b->nh; h++)
+    rep = old_of + b->nsub + 1;
+    for (int s = 0; s < b->nsub; s++)
+        rep[s] = -1;
+    for (int h = 0; h < b->nh; h++) {
         old_of[b->host_subnet[h]] = fh[h] >= 0 ? eco_map_subnet_of(file, fh[h]) : -1;
+        if (rep[b->host_subnet[h]] < 0)
+            rep[b->host_subnet[h]] = fh[h];
+    }
     b->model = ecoi_model_restrict(file->model, old_of, b->nsub);
+    /* the members' map has no hops: their model says what they did */
+    if (b->model)
+        ecoi_model_no_burst_far(b->model, file, rep);
     free(old_of);
     if (!b->model)
         ecoi_log(ECO_LOG_WARN, "the cost model of %s is not used: a member's host is not "

@@ -494,6 +494,65 @@ static void test_select_converge(void)
     eco_map_free(m);
 }
 
+/* eco_init's members' map carries no hops, so their model carries no
+ * burst between subnets more than one router apart
+ * (ecoi_model_no_burst_far): what the members predict is what eco-show
+ * predicts on the file.  Two subnets one router apart and a third three
+ * routers from both, as multilevel.topo's sites are. */
+static void test_select_burst_far(void)
+{
+    static const char *const names[] = { "tree", "chain", "star" };
+    const int colls[] = { ECOI_C_BCAST, ECOI_C_REDUCE, ECOI_C_ALLREDUCE };
+    const size_t sizes[] = { 1000, 4096, 16000 };
+    config c = { .n = 6, .nh = 6, .nsub = 3, .degree = { 1, 1, 1 },
+                 .host_subnet = { 0, 0, 1, 1, 2, 2 }, .member_host = { 0, 1, 2, 3, 4, 5 } };
+    const int rep[3] = { 0, 2, 4 };
+    eco_map *file = make_map(&c), *mem = make_map(&c);
+    ecoi_model *all;
+    int differs = 0;
+
+    for (int a = 0; a < 6; a++)
+        for (int b = a + 1; b < 6; b++) {
+            char x[16], y[16];
+            const int sa = c.host_subnet[a], sb = c.host_subnet[b];
+            snprintf(x, sizeof x, "h%03d", a);
+            snprintf(y, sizeof y, "h%03d", b);
+            CU_ASSERT_EQUAL_FATAL(eco_map_add_hops(file, x, y, sa == sb ? 0 : sa + sb == 1 ? 1 : 3),
+                                  ECO_OK);
+        }
+    file->model = plant(3, 50e-6, 8e-9, 300e-6, 8e-7, 8e-7);
+    file->model->busy = 50e-6;
+    for (int s = 0; s < 3; s++)
+        for (int t = 0; t < 3; t++)
+            file->model->burst[s * 3 + t] = s == t ? 0.0 : 2800.0;
+    CU_ASSERT_FATAL((all = ecoi_model_copy(file->model)) != NULL);
+    mem->model = ecoi_model_copy(file->model);
+    CU_ASSERT_FATAL(mem->model != NULL);
+    ecoi_model_no_burst_far(mem->model, file, rep);
+    CU_ASSERT_EQUAL(ecoi_model_burst(mem->model, 0, 1), 2800.0);
+    CU_ASSERT_EQUAL(ecoi_model_burst(mem->model, 1, 0), 2800.0);
+    CU_ASSERT_EQUAL(ecoi_model_burst(mem->model, 0, 2), 0.0);
+    CU_ASSERT_EQUAL(ecoi_model_burst(mem->model, 2, 1), 0.0);
+    CU_ASSERT(ecoi_model_valid(mem->model));
+    for (int i = 0; i < 3; i++)
+        for (int z = 0; z < 3; z++)
+            for (int a = 0; a < 3; a++) {
+                const double f = predicted(file, &c, colls[i], sizes[z], names[a]);
+                CU_ASSERT_EQUAL(predicted(mem, &c, colls[i], sizes[z], names[a]), f);
+                /* the members' map with the file's bursts: off somewhere */
+                ecoi_model *own = mem->model;
+                mem->model = all;
+                differs += predicted(mem, &c, colls[i], sizes[z], names[a]) != f;
+                mem->model = own;
+            }
+    CU_ASSERT(differs > 0);
+    ecoi_model_free(all);
+    unplant(file);
+    unplant(mem);
+    eco_map_free(file);
+    eco_map_free(mem);
+}
+
 /* A link's burst (ecoi_model_burst): the ECO paper's network, 3 subnets
  * of 2 hosts behind 10 Mbit/s, each path between subnets passing 2,800
  * bytes at once when idle.  The chain's first segment of 2,048 bytes
@@ -2292,6 +2351,7 @@ static const eco_unit_test tests[] = {
     { "selection with a forward cost: the shallower tree", test_select_forward },
     { "all-to-all's streams and the links' queues", test_select_incast },
     { "a reduce's streams that meet on a link", test_select_converge },
+    { "no burst across routers in the members' model", test_select_burst_far },
     { "all-to-all's leaders at once or in rounds", test_select_rounds },
     { "the least over within 5%", test_choose_over },
     { "segments of one PVM fragment", test_select_fragment },
