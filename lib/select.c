@@ -1194,6 +1194,25 @@ static double relay(const pm *p, const eco_tree *t, int u)
     return t->parent[u] >= 0 ? p->forward : 0.0;
 }
 
+/* spent_of for every member of t, at each child's place in t->child:
+ * it depends on the tree and the model, not on the segment, so it is
+ * counted once per tree, not once per segment best_segment tries.  NULL
+ * when out of memory; the caller frees it. */
+static double *tree_spent(const pm *p, const eco_tree *t)
+{
+    double *spent = malloc(((size_t)t->child_off[t->n] + 1) * sizeof *spent);
+    spent_scratch sp;
+
+    if (!spent || spent_scratch_new(&sp, p->n) != ECO_OK) {
+        free(spent);
+        return NULL;
+    }
+    for (int u = 0; u < t->n; u++)
+        spent_of(p, t, u, &sp, spent + t->child_off[u]);
+    spent_scratch_free(&sp);
+    return spent;
+}
+
 /* A pipelined pass down (or up, reduce) tree t of `bytes` in segments of
  * seg bytes (0: one message): the deepest path for one segment plus the
  * other segments at the rate of the busiest resource.  A path pays the
@@ -1203,25 +1222,18 @@ static double relay(const pm *p, const eco_tree *t, int u)
  * (0.464 ms; 2 hops and 2 sends on each deepest path, 3 hops on k = 2's
  * other one), where the 3-ary tree measured 0.42 and the binary one
  * 0.43-0.47. */
-static double tree_pass(const pm *p, const eco_tree *t, double bytes, double seg,
-                        int reduce, loads *l)
+static double tree_pass(const pm *p, const eco_tree *t, const double *spent, double bytes,
+                        double seg, int reduce, loads *l)
 {
     double m = seg_of(seg, bytes), nseg = ceil(bytes / m), steady;
-    double *dist = malloc(4 * (size_t)p->n * sizeof *dist), deepest = 0.0;
-    double *bef = dist + p->n, *idl = bef + p->n, *spent = idl + p->n;
+    double *dist = malloc(3 * (size_t)p->n * sizeof *dist), deepest = 0.0;
+    double *bef = dist + p->n, *idl = bef + p->n;
     int *from = malloc(2 * (size_t)p->n * sizeof *from), *to, k = 0;
-    spent_scratch sp;
-    loads c;
+    loads c = { 0 };
 
-    if (!dist || !from || spent_scratch_new(&sp, p->n) != ECO_OK) {
+    if (!spent || !dist || !from || loads_new(p, &c) != ECO_OK) {
         free(dist);
         free(from);
-        return INFINITY;
-    }
-    if (loads_new(p, &c) != ECO_OK) {
-        free(dist);
-        free(from);
-        spent_scratch_free(&sp);
         return INFINITY;
     }
     to = from + p->n;
@@ -1233,17 +1245,15 @@ static double tree_pass(const pm *p, const eco_tree *t, double bytes, double seg
     for (int u = 0; u < t->n; u++) {
         const int base = t->child_off[u], d = t->child_off[u + 1] - base;
         double in = 0.0, out = 0.0;
-        spent_of(p, t, u, &sp, spent);
         for (int j = 0; j < d; j++) {
             const int v = t->child[base + j];
-            const double at = burst_left(p, u, v, m, spent[j]);
+            const double at = burst_left(p, u, v, m, spent[base + j]);
             bef[v] = p->sub[v] != p->sub[u] ? out : in;
-            idl[v] = msg_idle(p, u, v, m, spent[j]);
+            idl[v] = msg_idle(p, u, v, m, spent[base + j]);
             in += msg_before(p, u, v, 0, m, at);
             out += msg_before(p, u, v, 1, m, at);
         }
     }
-    spent_scratch_free(&sp);
     loads_clear(p, l);
     /* Preorder: a parent before its children. */
     for (int i = 0; i < t->n; i++) {
@@ -1278,6 +1288,7 @@ typedef struct seg_pass {
      * stage at once, all of whose messages go out together: a step of
      * rounds that wait for each other (ecoi_sched_allreduce) */
     int step_loads;
+    const double *spent;  /* tree_spent of t: tree_pass_seg, allreduce_seg */
 } seg_pass;
 
 /* A shorter segment is taken only when predicted this much faster: more
@@ -1379,16 +1390,19 @@ static double best_segment(const seg_pass *q, double upto, long forced, size_t *
 
 static double tree_pass_seg(const seg_pass *q, double seg)
 {
-    return tree_pass(q->p, q->t, q->bytes, seg, q->reduce, q->l);
+    return tree_pass(q->p, q->t, q->spent, q->bytes, seg, q->reduce, q->l);
 }
 
 /* The best segment for a pass down (or up) t. */
 static double tree_pass_best(const pm *p, const eco_tree *t, double bytes, int reduce,
                              long forced, loads *l, size_t *segment)
 {
-    const seg_pass q = { tree_pass_seg, p, t, NULL, 0, reduce, bytes, l, 0 };
+    double *spent = tree_spent(p, t), best;
+    const seg_pass q = { tree_pass_seg, p, t, NULL, 0, reduce, bytes, l, 0, spent };
 
-    return best_segment(&q, bytes, forced, segment);
+    best = best_segment(&q, bytes, forced, segment);
+    free(spent);
+    return best;
 }
 
 /* A gather (or scatter) of `bytes` per member on tree t, one message per
@@ -1924,7 +1938,7 @@ static double hier_seg(const seg_pass *q, double seg)
 static double hier_time(const pm *p, const eco_tree *forest, const int *leaders, int S,
                         double bytes, long forced, loads *l, size_t *segment)
 {
-    const seg_pass q = { hier_seg, p, forest, leaders, S, 0, bytes, l, 0 };
+    const seg_pass q = { hier_seg, p, forest, leaders, S, 0, bytes, l, 0, NULL };
 
     return best_segment(&q, longest_run(forest, leaders, S, bytes), forced, segment);
 }
@@ -2246,11 +2260,12 @@ static double rsag_exchange(const pm *p, const int *leaders, int S, double m, lo
  * among S leaders in the middle (S 0: a plain tree): one segment's way
  * up, across and down, then the others at the pace of the busiest
  * resource when every stage runs at once. */
-static double allreduce_pass(const pm *p, const eco_tree *t, const int *leaders, int S,
-                             double bytes, double seg, loads *l)
+static double allreduce_pass(const pm *p, const eco_tree *t, const double *spent,
+                             const int *leaders, int S, double bytes, double seg, loads *l)
 {
     double m = seg_of(seg, bytes), nseg = bytes > 0 ? ceil(bytes / m) : 1;
-    double fill = tree_pass(p, t, m, 0, 1, l) + tree_pass(p, t, m, 0, 0, l), least;
+    double fill = tree_pass(p, t, spent, m, 0, 1, l) + tree_pass(p, t, spent, m, 0, 0, l);
+    double least;
 
     if (S > 1)
         fill += rsag_exchange(p, leaders, S, m, l, 0);
@@ -2271,16 +2286,19 @@ static double allreduce_pass(const pm *p, const eco_tree *t, const int *leaders,
 
 static double allreduce_seg(const seg_pass *q, double seg)
 {
-    return allreduce_pass(q->p, q->t, q->leaders, q->S, q->bytes, seg, q->l);
+    return allreduce_pass(q->p, q->t, q->spent, q->leaders, q->S, q->bytes, seg, q->l);
 }
 
 /* The best segment for allreduce_pass. */
 static double allreduce_time(const pm *p, const eco_tree *t, const int *leaders, int S,
                              double bytes, long forced, loads *l, size_t *segment)
 {
-    const seg_pass q = { allreduce_seg, p, t, leaders, S, 0, bytes, l, 1 };
+    double *spent = tree_spent(p, t), best;
+    const seg_pass q = { allreduce_seg, p, t, leaders, S, 0, bytes, l, 1, spent };
 
-    return best_segment(&q, bytes, forced, segment);
+    best = best_segment(&q, bytes, forced, segment);
+    free(spent);
+    return best;
 }
 
 static double ring_time(const pm *p, const int *ring, double bytes)
@@ -2430,7 +2448,7 @@ static double rank_chain_seg(const seg_pass *q, double seg)
 static double rank_chain_time(const pm *p, double bytes, long forced, size_t *segment,
                               loads *l)
 {
-    const seg_pass q = { rank_chain_seg, p, NULL, NULL, 0, 0, bytes, l, 0 };
+    const seg_pass q = { rank_chain_seg, p, NULL, NULL, 0, 0, bytes, l, 0, NULL };
 
     return best_segment(&q, bytes, forced, segment);
 }
@@ -2622,7 +2640,7 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
     case ECOI_C_GATHER:
         return tree_gather_net(p, t, bytes);
     case ECOI_C_SCATTER: {
-        const seg_pass q = { tree_scatter_seg, p, t, NULL, 0, 0, bytes, l, 0 };
+        const seg_pass q = { tree_scatter_seg, p, t, NULL, 0, 0, bytes, l, 0, NULL };
         return best_segment(&q, bytes * (t->n - 1), forced, segment);
     }
     case ECOI_C_SCAN:
