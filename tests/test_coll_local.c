@@ -335,31 +335,32 @@ static const char *winner_at(const eco_map *m, const config *c, int coll, int ro
 
 /* What select.c predicts for the algorithm called name (root 0). */
 /* The same in segments of seg bytes (-1: the best segment). */
-static double predicted_seg(const eco_map *m, const config *c, int coll, size_t bytes,
-                            const char *name, long seg)
+/* select.c's prediction for the algorithm called name (root 0), with
+ * segment seg (-1: the one it picks); seconds -1 when there is none. */
+static ecoi_prediction prediction_of(const eco_map *m, const config *c, int coll,
+                                     size_t bytes, const char *name, long seg)
 {
-    ecoi_prediction pr[16];
+    ecoi_prediction pr[16], none = { .seconds = -1.0, .over = -1 };
     int k = ecoi_predict(m, m->model, c->n, c->member_host, NULL, coll, 0, bytes, seg, pr, 16);
 
     for (int i = 0; i < k; i++)
         if (strcmp(ecoi_algorithm_at(pr[i].algorithm)->name, name) == 0)
-            return pr[i].seconds;
+            return pr[i];
     CU_FAIL("no such candidate");
-    return -1.0;
+    return none;
+}
+
+static double predicted_seg(const eco_map *m, const config *c, int coll, size_t bytes,
+                            const char *name, long seg)
+{
+    return prediction_of(m, c, coll, bytes, name, seg).seconds;
 }
 
 /* The segment select.c picks for the algorithm called name (root 0). */
 static size_t segment_of(const eco_map *m, const config *c, int coll, size_t bytes,
                          const char *name)
 {
-    ecoi_prediction pr[16];
-    int k = ecoi_predict(m, m->model, c->n, c->member_host, NULL, coll, 0, bytes, -1, pr, 16);
-
-    for (int i = 0; i < k; i++)
-        if (strcmp(ecoi_algorithm_at(pr[i].algorithm)->name, name) == 0)
-            return pr[i].segment;
-    CU_FAIL("no such candidate");
-    return 0;
+    return prediction_of(m, c, coll, bytes, name, -1).segment;
 }
 
 static double predicted(const eco_map *m, const config *c, int coll, size_t bytes,
@@ -448,14 +449,7 @@ static void unplant(eco_map *m)
 /* The over mark of coll's algorithm called name at bytes on m (root 0). */
 static int over_of(const eco_map *m, const config *c, int coll, size_t bytes, const char *name)
 {
-    ecoi_prediction pr[16];
-    int k = ecoi_predict(m, m->model, c->n, c->member_host, NULL, coll, 0, bytes, -1, pr, 16);
-
-    for (int i = 0; i < k; i++)
-        if (strcmp(ecoi_algorithm_at(pr[i].algorithm)->name, name) == 0)
-            return pr[i].over;
-    CU_FAIL("no such algorithm");
-    return -1;
+    return prediction_of(m, c, coll, bytes, name, -1).over;
 }
 
 /* A reduce whose tree has two subnets stream into the root's subnet's
