@@ -1371,7 +1371,8 @@ static int ring_rounds(master *m, int cmd, int size, int count, int inside, cons
  * and multilevel.topo's across 5 Mbit/s 310 us, 194 bytes'.  A round's
  * cost per message is its slowest stream's time over its messages (the
  * end mark's round trip included: a little high, which only costs
- * pipelining); mo->busy is the median round's.  Fewer than 2 hosts: busy stays 0 (the default). */
+ * pipelining); mo->busy is the median round's.  Fewer than 2 hosts:
+ * busy stays 0 (the default). */
 static int measure_busy(master *m, ecoi_model *mo)
 {
     ecoc_stat *st = &m->r->model.busy;
