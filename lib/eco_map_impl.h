@@ -105,16 +105,6 @@ double ecoi_model_burst(const ecoi_model *m, int s, int t);
  * not one of m's subnets (e.g. -1: a subnet the model does not know) or
  * no memory.  eco_init restricts the file's model to the members'. */
 ecoi_model *ecoi_model_restrict(const ecoi_model *m, const int *old_of, int nnew);
-/* No burst between two subnets of mo whose hosts rep[s] and rep[t] (map's
- * indexes, -1 none) are more than one router apart by map's hops.
- * select.c gives no burst on such a path (burst_left) by the hops of
- * the map it predicts on; eco_init's members' map carries no hops, so
- * their model says it instead.  Without it multilevel.topo's members
- * predicted its reduce-to-all of 16,000 bytes by the tree at 26.2 ms,
- * with a burst across its sites, and ran it: 32.8 ms, where eco-show on
- * the same file predicts 34.3 and chooses rsag-sites, 27.0 ms
- * (doc/benchmarks.md, run 19). */
-void ecoi_model_no_burst_far(ecoi_model *mo, const eco_map *map, const int *rep);
 /* In place: subnet s becomes new_of[s], a permutation of 0..n-1.
  * ECO_OK, ECO_ERR_ARG (not a permutation), ECO_ERR_NOMEM (m unchanged). */
 int ecoi_model_renumber(ecoi_model *m, const int *new_of);
@@ -200,6 +190,36 @@ void ecoi_hops_members(const eco_map *m, int *first, int *next);
 /* Hosts 0..n-1 listed by group (group[h] in 0..ngroups-1, or < 0: in
  * none): first[g], then next[h], ascending, -1 ends. */
 void ecoi_group_lists(int n, const int *group, int ngroups, int *first, int *next);
+/*
+ * The hops among some of a map's hosts, as eco_init's boot message
+ * carries them to the members: host x's class cls[x] (-1: none),
+ * renumbered 0..ncls-1 in the order the hosts meet them, the table
+ * among those classes (ecoi_hops_tri), and the exceptions between two
+ * of the hosts, (a, b, hops) with a < b.  select.c gives no burst on a
+ * path through more than one router (burst_left) by the hops of the map
+ * it predicts on: without the hops the members predicted multilevel.
+ * topo's reduce-to-all of 16,000 bytes by the tree at 26.2 ms, with a
+ * burst across its sites, and ran it: 32.8 ms, where eco-show on the
+ * same file predicts 34.3 and chooses rsag-sites, 27.0 ms
+ * (doc/benchmarks.md, run 19).
+ */
+typedef struct ecoi_hops_part {
+    int nh, ncls, nexc;
+    int *cls;    /* [nh] */
+    int *table;  /* [ncls (ncls + 1) / 2] */
+    int *exc;    /* [3 nexc] */
+} ecoi_hops_part;
+
+/* The part of map's hops among hosts fh[0..nh-1] (map's indexes,
+ * distinct, or -1: not in the map, no class and no exception).  ECO_OK
+ * or ECO_ERR_NOMEM (out freed). */
+int ecoi_hops_part_of(const eco_map *map, const int *fh, int nh, ecoi_hops_part *out);
+/* 1 when every index and hops of p is in range (what a message gave). */
+int ecoi_hops_part_valid(const ecoi_hops_part *p);
+/* Map m's hosts 0..p->nh-1 get p's hops (m has no classes before).
+ * ECO_OK, ECO_ERR_ARG (not m's hosts) or ECO_ERR_NOMEM. */
+int ecoi_map_put_hops(eco_map *m, const ecoi_hops_part *p);
+void ecoi_hops_part_free(ecoi_hops_part *p);
 /* lib/map.c's storage: room for ncap hosts (old rows kept, new ones
  * without class or exception), host p inserted (indexes from p move up),
  * all freed.  ECO_OK or ECO_ERR_NOMEM. */

@@ -27,11 +27,12 @@
  * message of another instead of misreading it.  Format 1: the first with
  * this word (the cost model with its forward cost and its lock-step
  * byte cost, eco-characterize's version 8 files); format 2: the model's
- * shared cores too (version 9 files).  Builds before it packed rank 0's status first (0 or
- * an error), which no format word is; they take this word for a status
- * above 0 and fail with ECO_ERR_MISMATCH too. */
+ * shared cores too (version 9 files); format 3: the hops among the
+ * members' hosts (ecoi_hops_part).  Builds before it packed rank 0's
+ * status first (0 or an error), which no format word is; they take this
+ * word for a status above 0 and fail with ECO_ERR_MISMATCH too. */
 #define ECOI_BOOT_MAGIC 0x45420000
-#define ECOI_BOOT_FORMAT 2
+#define ECOI_BOOT_FORMAT 3
 #define ECOI_BOOT_WORD (ECOI_BOOT_MAGIC | ECOI_BOOT_FORMAT)
 
 /* The context in which eco_init's first message travels: below the range

@@ -313,3 +313,134 @@ int ecoi_map_zero_hops(const eco_map *m, const int *first, const int *next, int 
             out[count++] = h->exc[a].row[i].to;
     return count;
 }
+
+/* ------------------------------------------------------------------ */
+/* A part of the hops: what eco_init's boot message carries           */
+/* ------------------------------------------------------------------ */
+
+void ecoi_hops_part_free(ecoi_hops_part *p)
+{
+    free(p->cls);
+    free(p->table);
+    free(p->exc);
+    memset(p, 0, sizeof *p);
+}
+
+/* Room for one more exception in p (cap: its room now). */
+static int part_room(ecoi_hops_part *p, size_t *cap)
+{
+    size_t ncap;
+    int *e;
+
+    if ((size_t)p->nexc < *cap)
+        return ECO_OK;
+    ncap = *cap ? 2 * *cap : 16;
+    if (!(e = realloc(p->exc, 3 * ncap * sizeof *e)))
+        return ECO_ERR_NOMEM;
+    p->exc = e;
+    *cap = ncap;
+    return ECO_OK;
+}
+
+/* The table among out's classes (old[c]: the map's class of out's c). */
+static void part_table(const ecoi_hops *h, const int *old, ecoi_hops_part *out)
+{
+    for (int c = 0; c < out->ncls; c++)
+        for (int d = c; d < out->ncls; d++)
+            out->table[ecoi_hops_tri(out->ncls, c, d)] =
+                h->table[ecoi_hops_tri(h->ncls, old[c], old[d])];
+}
+
+int ecoi_hops_part_of(const eco_map *map, const int *fh, int nh, ecoi_hops_part *out)
+{
+    const ecoi_hops *h = &map->hops;
+    int *renum = malloc(((size_t)h->ncls + 1) * sizeof *renum);
+    int *old = malloc(((size_t)nh + 1) * sizeof *old);
+    int *mine = malloc(((size_t)map->nhosts + 1) * sizeof *mine), rc = ECO_OK;
+    size_t cap = 0;
+
+    memset(out, 0, sizeof *out);
+    out->nh = nh;
+    out->cls = malloc(((size_t)nh + 1) * sizeof *out->cls);
+    if (!renum || !old || !mine || !out->cls)
+        rc = ECO_ERR_NOMEM;
+    for (int c = 0; c < h->ncls && rc == ECO_OK; c++)
+        renum[c] = -1;
+    for (int f = 0; f < map->nhosts && rc == ECO_OK; f++)
+        mine[f] = -1;
+    for (int x = 0; x < nh && rc == ECO_OK; x++) {
+        const int c = fh[x] >= 0 ? h->cls[fh[x]] : -1;
+        if (fh[x] >= 0)
+            mine[fh[x]] = x;
+        if (c >= 0 && renum[c] < 0) {
+            old[out->ncls] = c;
+            renum[c] = out->ncls++;
+        }
+        out->cls[x] = c >= 0 ? renum[c] : -1;
+    }
+    if (rc == ECO_OK &&
+        !(out->table = malloc(((size_t)out->ncls * (out->ncls + 1) / 2 + 1) * sizeof *out->table)))
+        rc = ECO_ERR_NOMEM;
+    if (rc == ECO_OK)
+        part_table(h, old, out);
+    /* each pair is in both its hosts' lists: taken from the first's */
+    for (int a = 0; a < nh && rc == ECO_OK; a++)
+        for (int i = 0; fh[a] >= 0 && i < h->exc[fh[a]].n && rc == ECO_OK; i++) {
+            const ecoi_hop *e = &h->exc[fh[a]].row[i];
+            const int b = mine[e->to];
+            if (b <= a || (rc = part_room(out, &cap)) != ECO_OK)
+                continue;
+            out->exc[3 * out->nexc] = a;
+            out->exc[3 * out->nexc + 1] = b;
+            out->exc[3 * out->nexc++ + 2] = e->hops;
+        }
+    free(renum);
+    free(old);
+    free(mine);
+    if (rc != ECO_OK)
+        ecoi_hops_part_free(out);
+    return rc;
+}
+
+int ecoi_hops_part_valid(const ecoi_hops_part *p)
+{
+    const size_t cells = (size_t)p->ncls * (p->ncls + 1) / 2;
+
+    if (p->nh < 1 || p->ncls < 0 || p->ncls > p->nh || p->ncls > ECOI_HOPS_MAX_CLASSES ||
+        p->nexc < 0)
+        return 0;
+    for (int x = 0; x < p->nh && p->ncls > 0; x++)
+        if (p->cls[x] < -1 || p->cls[x] >= p->ncls)
+            return 0;
+    for (size_t t = 0; t < cells; t++)
+        if (p->table[t] < -1 || p->table[t] > SHRT_MAX)
+            return 0;
+    for (int i = 0; i < p->nexc; i++)
+        if (p->exc[3 * i] < 0 || p->exc[3 * i] >= p->exc[3 * i + 1] ||
+            p->exc[3 * i + 1] >= p->nh || p->exc[3 * i + 2] < -1 ||
+            p->exc[3 * i + 2] > SHRT_MAX)
+            return 0;
+    return 1;
+}
+
+int ecoi_map_put_hops(eco_map *m, const ecoi_hops_part *p)
+{
+    ecoi_hops *h = &m->hops;
+    const size_t cells = (size_t)p->ncls * (p->ncls + 1) / 2;
+    int rc = ECO_OK;
+
+    if (m->nhosts != p->nh || h->ncls > 0)
+        return ECO_ERR_ARG;
+    if (p->ncls > 0) {
+        if (!(h->table = malloc((cells + 1) * sizeof *h->table)))
+            return ECO_ERR_NOMEM;
+        for (size_t t = 0; t < cells; t++)
+            h->table[t] = (short)p->table[t];
+        for (int x = 0; x < p->nh; x++)
+            h->cls[x] = p->cls[x];
+        h->ncls = p->ncls;
+    }
+    for (int i = 0; i < p->nexc && rc == ECO_OK; i++)
+        rc = ecoi_map_set_hops(m, p->exc[3 * i], p->exc[3 * i + 1], p->exc[3 * i + 2]);
+    return rc;
+}

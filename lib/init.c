@@ -39,6 +39,7 @@ typedef struct boot {
     double threshold;   /* the file's, for fastest-node-first (tree.c) */
     ecoi_model *model;  /* the file's cost model over the nsub subnets,
                          * NULL: none (lib/select.c's defaults) */
+    ecoi_hops_part hops;  /* the file's hops among the nh hosts */
 } boot;
 
 static void boot_free(boot *b)
@@ -52,6 +53,7 @@ static void boot_free(boot *b)
     free(b->pair);
     free(b->pcost);
     ecoi_model_free(b->model);
+    ecoi_hops_part_free(&b->hops);
     memset(b, 0, sizeof *b);
 }
 
@@ -202,24 +204,15 @@ static int collect_hosts(boot *b, const int *tids, int *uniform)
  * select.c's defaults for every subnet (a stale file: measure again). */
 static void restrict_model(boot *b, const eco_map *file, const int *fh, const char *fname)
 {
-    int *old_of, *rep;
+    int *old_of;
 
     if (!file || !file->model)
         return;
-    if (!(old_of = malloc(2 * ((size_t)b->nsub + 1) * sizeof *old_of)))
+    if (!(old_of = malloc(((size_t)b->nsub + 1) * sizeof *old_of)))
         return; /* no model: the defaults */
-    rep = old_of + b->nsub + 1;
-    for (int s = 0; s < b->nsub; s++)
-        rep[s] = -1;
-    for (int h = 0; h < b->nh; h++) {
+    for (int h = 0; h < b->nh; h++)
         old_of[b->host_subnet[h]] = fh[h] >= 0 ? eco_map_subnet_of(file, fh[h]) : -1;
-        if (rep[b->host_subnet[h]] < 0)
-            rep[b->host_subnet[h]] = fh[h];
-    }
     b->model = ecoi_model_restrict(file->model, old_of, b->nsub);
-    /* the members' map has no hops: their model says what they did */
-    if (b->model)
-        ecoi_model_no_burst_far(b->model, file, rep);
     free(old_of);
     if (!b->model)
         ecoi_log(ECO_LOG_WARN, "the cost model of %s is not used: a member's host is not "
@@ -313,6 +306,9 @@ static int restrict_map(boot *b, const eco_map *file, const char *fname)
         b->host_subnet[h] = b->nsub++;
     }
     rc = restrict_pairs(b, file, fh);
+    b->hops.nh = b->nh;
+    if (rc == ECO_OK && file)
+        rc = ecoi_hops_part_of(file, fh, b->nh, &b->hops);
     if (rc == ECO_OK)
         restrict_model(b, file, fh, fname);
     free(fh);
@@ -429,6 +425,55 @@ static int unpack_model(ecoi_model **out, int nsub)
     return ECO_OK;
 }
 
+/* The hops (ecoi_hops_part, boot format 3): the count of classes, each
+ * host's class and the table when there are classes, the count of
+ * exceptions and their triples. */
+static int pack_hops(const ecoi_hops_part *h)
+{
+    int rc = pvm_pkint((int *)&h->ncls, 1, 1);
+
+    if (h->ncls > 0) {
+        rc |= pvm_pkint(h->cls, h->nh, 1);
+        rc |= pvm_pkint(h->table, h->ncls * (h->ncls + 1) / 2, 1);
+    }
+    rc |= pvm_pkint((int *)&h->nexc, 1, 1);
+    if (h->nexc > 0)
+        rc |= pvm_pkint(h->exc, 3 * h->nexc, 1);
+    return rc;
+}
+
+/* Checked before anything is allocated: no more classes than hosts,
+ * no more exceptions than pairs or than the message holds (12 bytes
+ * each); then every index and hops in range. */
+static int unpack_hops(ecoi_hops_part *h, int nh)
+{
+    int bytes = 0, cells;
+
+    memset(h, 0, sizeof *h);
+    h->nh = nh;
+    if (pvm_upkint(&h->ncls, 1, 1) < 0 || h->ncls < 0 || h->ncls > nh ||
+        h->ncls > ECOI_HOPS_MAX_CLASSES ||
+        pvm_bufinfo(pvm_getrbuf(), &bytes, NULL, NULL) < 0)
+        return -1;
+    cells = h->ncls * (h->ncls + 1) / 2;
+    if (h->ncls > 0 && (long long)nh + cells > (long long)bytes / 4)
+        return -1;
+    if (h->ncls > 0) {
+        h->cls = malloc((size_t)nh * sizeof *h->cls);
+        h->table = malloc((size_t)cells * sizeof *h->table);
+        if (!h->cls || !h->table || pvm_upkint(h->cls, nh, 1) < 0 ||
+            pvm_upkint(h->table, cells, 1) < 0)
+            return -1;
+    }
+    if (pvm_upkint(&h->nexc, 1, 1) < 0 || h->nexc < 0 ||
+        (long long)h->nexc > (long long)nh * (nh - 1) / 2 || (long long)h->nexc * 12 > bytes)
+        return -1;
+    if (h->nexc > 0 && (!(h->exc = malloc(3 * (size_t)h->nexc * sizeof *h->exc)) ||
+                        pvm_upkint(h->exc, 3 * h->nexc, 1) < 0))
+        return -1;
+    return ecoi_hops_part_valid(h) ? 0 : -1;
+}
+
 /* ECOI_BOOT_WORD first (eco_pvm.h: a change to what follows is a new
  * ECOI_BOOT_FORMAT), then rank 0's status, the count and the list's
  * hash; the rest only when the status is ECO_OK. */
@@ -464,6 +509,7 @@ static int pack_boot(boot *b)
     }
     rc |= pvm_pkdouble(&b->threshold, 1, 1);
     rc |= pack_model(b->model, b->nsub);
+    rc |= pack_hops(&b->hops);
     return rc < 0 ? ECO_ERR_PVM : ECO_OK;
 }
 
@@ -560,7 +606,9 @@ static int unpack_boot(boot *b, int n)
     for (int s = 0; s < b->nsub; s++)
         if (b->degree[s] < 1 || b->degree[s] > ECO_MAX_DEGREE)
             return ECO_ERR_MISMATCH;
-    return unpack_model(&b->model, b->nsub);
+    if ((rc = unpack_model(&b->model, b->nsub)) != ECO_OK)
+        return rc;
+    return unpack_hops(&b->hops, b->nh) < 0 ? ECO_ERR_MISMATCH : ECO_OK;
 }
 
 /* The same map, built the same way in every member. */
@@ -575,6 +623,8 @@ static int build_map(const boot *b, eco_map **out)
     if (rc == ECO_OK)
         rc = ecoi_map_add_pairs(m, p, (size_t)b->npairs);
     free(p);
+    if (rc == ECO_OK)
+        rc = ecoi_map_put_hops(m, &b->hops);
     if (rc == ECO_OK)
         rc = ecoi_map_set_subnets(m, b->nsub, b->host_subnet, b->degree);
     if (rc == ECO_OK) {

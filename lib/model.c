@@ -165,14 +165,3 @@ int ecoi_model_renumber(ecoi_model *m, const int *new_of)
     free(r);
     return ECO_OK;
 }
-
-void ecoi_model_no_burst_far(ecoi_model *mo, const eco_map *map, const int *rep)
-{
-    const int n = mo ? mo->nsubnets : 0;
-
-    for (int s = 0; s < n && map; s++)
-        for (int t = s + 1; t < n; t++)
-            if (rep[s] >= 0 && rep[t] >= 0 && rep[s] < map->nhosts && rep[t] < map->nhosts &&
-                ecoi_map_hops_ij(map, rep[s], rep[t]) > 1)
-                mo->burst[(size_t)s * n + t] = mo->burst[(size_t)t * n + s] = 0.0;
-}

@@ -488,59 +488,78 @@ static void test_select_converge(void)
     eco_map_free(m);
 }
 
-/* eco_init's members' map carries no hops, so their model carries no
- * burst between subnets more than one router apart
- * (ecoi_model_no_burst_far): what the members predict is what eco-show
- * predicts on the file.  Two subnets one router apart and a third three
- * routers from both, as multilevel.topo's sites are. */
+/* The hops of planted_file's hosts: subnets 0 and 1 one router apart,
+ * 2 three routers from both (multilevel.topo's sites), 3 two from all. */
+static int planted_hops(void *arg, int a, int b)
+{
+    const int *sub = arg, s = sub[a], t = sub[b];
+
+    return s == t ? 0 : s == 3 || t == 3 ? 2 : s + t == 1 ? 1 : 3;
+}
+
+/* eco_init's members' map carries the file's hops among the members'
+ * hosts (ecoi_hops_part_of at rank 0, ecoi_map_put_hops in every
+ * member; the boot message between), so the members predict what
+ * eco-show does on the file: no burst across three routers (burst_left).
+ * The file has 8 hosts, the first two (subnet 3) not members, so the
+ * members' classes are renumbered, and one exception between members
+ * and one with a host that is not. */
 static void test_select_burst_far(void)
 {
     static const char *const names[] = { "tree", "chain", "star" };
     const int colls[] = { ECOI_C_BCAST, ECOI_C_REDUCE, ECOI_C_ALLREDUCE };
     const size_t sizes[] = { 1000, 4096, 16000 };
-    config c = { .n = 6, .nh = 6, .nsub = 3, .degree = { 1, 1, 1 },
-                 .host_subnet = { 0, 0, 1, 1, 2, 2 }, .member_host = { 0, 1, 2, 3, 4, 5 } };
-    const int rep[3] = { 0, 2, 4 };
-    eco_map *file = make_map(&c), *mem = make_map(&c);
-    ecoi_model *all;
+    const config f = { .n = 6, .nh = 8, .nsub = 4, .degree = { 1, 1, 1, 1 },
+                       .host_subnet = { 3, 3, 0, 0, 1, 1, 2, 2 },
+                       .member_host = { 2, 3, 4, 5, 6, 7 } };
+    const config c = { .n = 6, .nh = 6, .nsub = 3, .degree = { 1, 1, 1 },
+                       .host_subnet = { 0, 0, 1, 1, 2, 2 }, .member_host = { 0, 1, 2, 3, 4, 5 } };
+    const int fh[6] = { 2, 3, 4, 5, 6, 7 }, old_of[3] = { 0, 1, 2 };
+    eco_map *file = make_map(&f), *mem = make_map(&c);
+    ecoi_hops_part part;
     int differs = 0;
 
-    for (int a = 0; a < 6; a++)
-        for (int b = a + 1; b < 6; b++) {
-            char x[16], y[16];
-            const int sa = c.host_subnet[a], sb = c.host_subnet[b];
-            snprintf(x, sizeof x, "h%03d", a);
-            snprintf(y, sizeof y, "h%03d", b);
-            CU_ASSERT_EQUAL_FATAL(eco_map_add_hops(file, x, y, sa == sb ? 0 : sa + sb == 1 ? 1 : 3),
-                                  ECO_OK);
-        }
-    file->model = plant(3, 50e-6, 8e-9, 300e-6, 8e-7, 8e-7);
+    CU_ASSERT_EQUAL_FATAL(ecoi_map_build_hops(file, planted_hops, (void *)f.host_subnet),
+                          ECO_OK);
+    CU_ASSERT_EQUAL_FATAL(file->hops.ncls, 4);
+    CU_ASSERT_EQUAL_FATAL(ecoi_map_set_hops(file, 3, 5, 2), ECO_OK);
+    CU_ASSERT_EQUAL_FATAL(ecoi_map_set_hops(file, 0, 6, 4), ECO_OK);
+    file->model = plant(4, 50e-6, 8e-9, 300e-6, 8e-7, 8e-7);
     file->model->busy = 50e-6;
-    for (int s = 0; s < 3; s++)
-        for (int t = 0; t < 3; t++)
-            file->model->burst[s * 3 + t] = s == t ? 0.0 : 2800.0;
-    CU_ASSERT_FATAL((all = ecoi_model_copy(file->model)) != NULL);
-    mem->model = ecoi_model_copy(file->model);
+    for (int s = 0; s < 4; s++)
+        for (int t = 0; t < 4; t++)
+            file->model->burst[s * 4 + t] = s == t ? 0.0 : 2800.0;
+    mem->model = ecoi_model_restrict(file->model, old_of, 3);
     CU_ASSERT_FATAL(mem->model != NULL);
-    ecoi_model_no_burst_far(mem->model, file, rep);
-    CU_ASSERT_EQUAL(ecoi_model_burst(mem->model, 0, 1), 2800.0);
-    CU_ASSERT_EQUAL(ecoi_model_burst(mem->model, 1, 0), 2800.0);
-    CU_ASSERT_EQUAL(ecoi_model_burst(mem->model, 0, 2), 0.0);
-    CU_ASSERT_EQUAL(ecoi_model_burst(mem->model, 2, 1), 0.0);
-    CU_ASSERT(ecoi_model_valid(mem->model));
+    /* with the file's bursts but no hops: off somewhere */
     for (int i = 0; i < 3; i++)
         for (int z = 0; z < 3; z++)
-            for (int a = 0; a < 3; a++) {
-                const double f = predicted(file, &c, colls[i], sizes[z], names[a]);
-                CU_ASSERT_EQUAL(predicted(mem, &c, colls[i], sizes[z], names[a]), f);
-                /* the members' map with the file's bursts: off somewhere */
-                ecoi_model *own = mem->model;
-                mem->model = all;
-                differs += predicted(mem, &c, colls[i], sizes[z], names[a]) != f;
-                mem->model = own;
-            }
+            for (int a = 0; a < 3; a++)
+                differs += predicted(mem, &c, colls[i], sizes[z], names[a]) !=
+                           predicted(file, &f, colls[i], sizes[z], names[a]);
     CU_ASSERT(differs > 0);
-    ecoi_model_free(all);
+    CU_ASSERT_EQUAL_FATAL(ecoi_hops_part_of(file, fh, 6, &part), ECO_OK);
+    CU_ASSERT_EQUAL(part.ncls, 3);
+    CU_ASSERT_EQUAL(part.nexc, 1);
+    CU_ASSERT(ecoi_hops_part_valid(&part));
+    CU_ASSERT_EQUAL_FATAL(ecoi_map_put_hops(mem, &part), ECO_OK);
+    CU_ASSERT_EQUAL(ecoi_map_put_hops(mem, &part), ECO_ERR_ARG);  /* has classes */
+    for (int a = 0; a < 6; a++)
+        for (int b = a + 1; b < 6; b++)
+            CU_ASSERT_EQUAL(ecoi_map_hops_ij(mem, a, b), ecoi_map_hops_ij(file, fh[a], fh[b]));
+    CU_ASSERT_EQUAL(ecoi_map_hops_ij(mem, 1, 3), 2);
+    for (int i = 0; i < 3; i++)
+        for (int z = 0; z < 3; z++)
+            for (int a = 0; a < 3; a++)
+                CU_ASSERT_EQUAL(predicted(mem, &c, colls[i], sizes[z], names[a]),
+                                predicted(file, &f, colls[i], sizes[z], names[a]));
+    /* what a forged message could say is refused */
+    part.cls[2] = 3;
+    CU_ASSERT(!ecoi_hops_part_valid(&part));
+    part.cls[2] = 1;
+    part.exc[0] = part.exc[1];
+    CU_ASSERT(!ecoi_hops_part_valid(&part));
+    ecoi_hops_part_free(&part);
     unplant(file);
     unplant(mem);
     eco_map_free(file);
@@ -2345,7 +2364,7 @@ static const eco_unit_test tests[] = {
     { "selection with a forward cost: the shallower tree", test_select_forward },
     { "all-to-all's streams and the links' queues", test_select_incast },
     { "a reduce's streams that meet on a link", test_select_converge },
-    { "no burst across routers in the members' model", test_select_burst_far },
+    { "the members' map carries the file's hops (no burst across routers)", test_select_burst_far },
     { "all-to-all's leaders at once or in rounds", test_select_rounds },
     { "the least over within 5%", test_choose_over },
     { "segments of one PVM fragment", test_select_fragment },
