@@ -222,6 +222,15 @@ void ecoi_sched_allreduce(ecoi_sched *s, const eco_tree *t, int tup, int tdown,
  * t's preorder (a member's subtree is one run). */
 void ecoi_sched_gather(ecoi_sched *s, const eco_tree *t, int tag, const void *mine,
                        void *block, size_t count);
+/* Gather up t as ecoi_sched_gather does, each of a member's children's
+ * runs in turns as ecoi_sched_scatter cuts them (step elements: the
+ * longest run's segment, 0: whole), each segment asked for by the
+ * parent (an empty message), ECOI_PACED_AHEAD asked for ahead. */
+void ecoi_sched_gather_paced(ecoi_sched *s, const eco_tree *t, int tag, const void *mine,
+                             void *block, size_t count, size_t step);
+/* Segments a parent asks each child for ahead (ecoi_sched_gather_paced;
+ * lib/select.c counts them on the links). */
+#define ECOI_PACED_AHEAD 2
 /* Scatter down t from the root's block (preorder); mine NULL: keep none.
  * Runs go in segments of step elements, each child's in turn (0: whole). */
 void ecoi_sched_scatter(ecoi_sched *s, const eco_tree *t, int tag, const void *block,
@@ -284,7 +293,8 @@ enum {
     ECOI_RUN_CHAIN,   /* scan down a pipelined chain of ranks */
     ECOI_RUN_DIRECT,  /* all-to-all, pairwise */
     ECOI_RUN_RDOUBLE, /* reduce-to-all, scan: exchanges at distance 1, 2, 4, ... */
-    ECOI_RUN_ROUNDS   /* all-to-all: subnet trees, leaders exchange in rounds */
+    ECOI_RUN_ROUNDS,  /* all-to-all: subnet trees, leaders exchange in rounds */
+    ECOI_RUN_PACED    /* gather up a tree, each segment asked for by the parent */
 };
 /* ECOI_RUN_DIRECT's sends a round (alltoall.c; select.c counts the
  * streams of one round). */

@@ -52,9 +52,10 @@ void ecoi_ranks_to_preorder(const eco_tree *t, const void *ranks, void *pre, siz
 }
 
 /* Gather to one root (root >= 0) or to all; recvbuf is significant at the
- * root, or everywhere for ECO_ALL. */
+ * root, or everywhere for ECO_ALL.  paced: each segment of step elements
+ * asked for by the parent (ecoi_sched_gather_paced). */
 static void sched_gather_tree(ecoi_sched *s, const eco_tree *t, const void *sendbuf,
-                              void *recvbuf, size_t count, int root)
+                              void *recvbuf, size_t count, int root, int paced, size_t step)
 {
     eco_ctx *c = s->c;
     const size_t unit = count * ecoi_type_size(s->datatype);
@@ -63,7 +64,10 @@ static void sched_gather_tree(ecoi_sched *s, const eco_tree *t, const void *send
 
     if (c->rank == top && !(pre = ecoi_sched_alloc(s, (size_t)c->n * unit)))
         return;
-    ecoi_sched_gather(s, t, tag, sendbuf, pre, count);
+    if (paced)
+        ecoi_sched_gather_paced(s, t, tag, sendbuf, pre, count, step);
+    else
+        ecoi_sched_gather(s, t, tag, sendbuf, pre, count);
     if (c->rank == top)
         ecoi_sched_unpack(s, t, pre, recvbuf, unit);
     if (root == ECO_ALL)
@@ -442,7 +446,10 @@ static int gather_call(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int cou
         if (rc == ECO_OK)
             rc = ecoi_ctx_shape(ctx, root == ECO_ALL ? 0 : root, plan.shape, &t);
         if (rc == ECO_OK)
-            sched_gather_tree(s, t, sendbuf, recvbuf, (size_t)count, root);
+            sched_gather_tree(s, t, sendbuf, recvbuf, (size_t)count, root,
+                              plan.run == ECOI_RUN_PACED,
+                              ecoi_plan_elems(&plan, (size_t)ctx->n * count,
+                                              ecoi_type_size(datatype)));
     }
     if (rc != ECO_OK)
         s->rc = rc;

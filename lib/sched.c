@@ -571,6 +571,110 @@ static size_t scatter_turns(const eco_tree *t, int u, size_t count, size_t step)
     return step == 0 || step >= most ? 1 : (most + step - 1) / step;
 }
 
+/* A child's run of len elements in `turns` turns: segments of seg (at
+ * least one element), how many (one message even for an empty run). */
+static size_t run_segments(size_t len, size_t turns, size_t *seg)
+{
+    *seg = (len + turns - 1) / turns;
+    return len == 0 ? 1 : (len + *seg - 1) / *seg;
+}
+
+/* Does v's run into u come paced: from another subnet (its stream
+ * crosses a shared link).  A child in u's own subnet sends it whole. */
+static int paced_kid(const eco_ctx *c, int u, int v)
+{
+    return eco_map_subnet_of(c->map, c->member_host[u]) !=
+           eco_map_subnet_of(c->map, c->member_host[v]);
+}
+
+/* The turns of u's paced children's runs: the longest in segments of
+ * step elements (step 0: whole runs, one turn). */
+static size_t paced_turns(const eco_ctx *c, const eco_tree *t, int u, size_t count,
+                          size_t step)
+{
+    size_t most = 0;
+
+    for (int i = t->child_off[u]; i < t->child_off[u + 1]; i++)
+        if (paced_kid(c, u, t->child[i]) && (size_t)t->subtree[t->child[i]] * count > most)
+            most = (size_t)t->subtree[t->child[i]] * count;
+    return step == 0 || step >= most ? 1 : (most + step - 1) / step;
+}
+
+/*
+ * Each stream into a parent from another subnet paced by the parent: the
+ * child sends a segment only when asked (an empty message on the
+ * gather's own tag: only asks go down it), and the parent asks for
+ * segment k + ECOI_PACED_AHEAD as it takes segment k.  Without it every
+ * child sends its whole run at once, and where two subnets' runs meet on
+ * a slower link, its queue drops what it cannot hold: uneven.topo's
+ * gather of 131,072 bytes into its 10 Mbit/s segment took 502-530 ms
+ * (medians) by the star, whose fastest runs were 441-449 ms, the
+ * model's 447; paced in 16 KB segments 449-451.  Asked ahead, a child's
+ * next segment is on its way before its last is in, so a stream does not
+ * stop for a round trip a segment.  A child of the parent's own subnet
+ * sends its run whole, at once: a subnet leader pacing its own members
+ * made the leader start late by a turn's cost each (eco-paper.topo, 8 KB
+ * segments: 454.6 ms against the star's 440).
+ *
+ *     parent:  ask 0, 1 | take 0, ask 2 | take 1, ask 3 | ... | take K-1
+ *     child:   (its subtree in) wait ask 0 | send 0, wait ask 1 | ...
+ */
+void ecoi_sched_gather_paced(ecoi_sched *s, const eco_tree *t, int tag, const void *mine,
+                             void *block, size_t count, size_t step)
+{
+    const eco_ctx *c = s->c;
+    const int me = c->rank, parent = t->parent[me];
+    const size_t size = ecoi_type_size(s->datatype), unit = count * size;
+    const int *kids = &t->child[t->child_off[me]];
+    const int nkids = t->child_off[me + 1] - t->child_off[me];
+    const size_t turns = paced_turns(c, t, me, count, step);
+    char *buf = block;
+
+    if (parent >= 0 && !(buf = ecoi_sched_alloc(s, (size_t)t->subtree[me] * unit)))
+        return;
+    ecoi_sched_copy(s, buf, mine, count);
+    for (size_t k = 0; k < ECOI_PACED_AHEAD; k++)
+        for (int i = 0; i < nkids; i++) {
+            size_t seg;
+            if (paced_kid(c, me, kids[i]) &&
+                k < run_segments((size_t)t->subtree[kids[i]] * count, turns, &seg))
+                ecoi_sched_send(s, kids[i], tag, buf, 0);
+        }
+    for (size_t k = 0; k < turns; k++) {
+        for (int i = 0; i < nkids; i++) {
+            const size_t len = (size_t)t->subtree[kids[i]] * count;
+            const int paced = paced_kid(c, me, kids[i]);
+            size_t seg, nseg = paced ? run_segments(len, turns, &seg) : 1;
+            char *at = buf + (size_t)(t->pos[kids[i]] - t->pos[me]) * unit;
+            if (!paced)
+                seg = len;
+            if (k >= nseg)
+                continue;
+            ecoi_sched_recv(s, kids[i], tag, at + k * seg * size,
+                            len - k * seg < seg ? len - k * seg : seg);
+            if (paced && k + ECOI_PACED_AHEAD < nseg)
+                ecoi_sched_send(s, kids[i], tag, buf, 0);
+        }
+        ecoi_sched_fence(s);
+    }
+    if (parent >= 0 && !paced_kid(c, parent, me)) {
+        ecoi_sched_send(s, parent, tag, buf, (size_t)t->subtree[me] * count);
+        ecoi_sched_fence(s);
+    } else if (parent >= 0) {
+        const size_t len = (size_t)t->subtree[me] * count;
+        size_t seg, nseg = run_segments(len, paced_turns(c, t, parent, count, step), &seg);
+        ecoi_sched_recv(s, parent, tag, buf, 0);
+        ecoi_sched_fence(s);
+        for (size_t k = 0; k < nseg; k++) {
+            ecoi_sched_send(s, parent, tag, buf + k * seg * size,
+                            len - k * seg < seg ? len - k * seg : seg);
+            if (k + 1 < nseg)
+                ecoi_sched_recv(s, parent, tag, buf, 0);
+            ecoi_sched_fence(s);
+        }
+    }
+}
+
 /* A member's run comes from its parent, and goes to its children, in
  * turns: in each, every child gets the next segment of its run, each run
  * in as many segments as the longest in step elements (a shorter run in

@@ -293,6 +293,7 @@ static const ecoi_algorithm algorithms[] = {
     { "ring",      ECOI_C_ALLREDUCE, ECOI_RUN_RING,  { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
     { "star",      ECOI_C_GATHER,    ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "flat",      ECOI_C_GATHER,    ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "paced",     ECOI_C_GATHER,    ECOI_RUN_PACED, { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "star",      ECOI_C_SCATTER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "flat",      ECOI_C_SCATTER,   ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "flat-far",  ECOI_C_SCATTER,   ECOI_RUN_TREE,  { ECOI_AMONG_STAR_FAR, ECOI_K_STAR, ECOI_K_STAR }, 0 },
@@ -1286,7 +1287,8 @@ typedef struct seg_pass {
     loads *l;
     /* time leaves in l the loads of one step of the pipeline, every
      * stage at once, all of whose messages go out together: a step of
-     * rounds that wait for each other (ecoi_sched_allreduce) */
+     * rounds that wait for each other (ecoi_sched_allreduce); 2: and a
+     * whole message is such a step too (the paced gather's whole runs) */
     int step_loads;
     const double *spent;  /* tree_spent of t: tree_pass_seg, allreduce_seg */
 } seg_pass;
@@ -1369,10 +1371,12 @@ static double best_segment(const seg_pass *q, double upto, long forced, size_t *
         *segment = (size_t)forced;
         return q->time(q, (double)forced);
     }
-    /* a whole message is one round: it fits */
-    x.best = x.fit = q->time(q, 0);
+    /* a whole message is one round: it fits, unless its rounds are
+     * paced (step_loads 2: the paced gather's whole runs are a turn) */
+    x.best = q->time(q, 0);
     x.seg = x.fitseg = 0;
-    x.over = 0;
+    x.over = q->step_loads > 1 && over_queue(q);
+    x.fit = x.over ? INFINITY : x.best;
     while ((double)(top * 2) < upto)
         top *= 2;
     for (size_t s = top; s >= 1024 && (double)s < upto; s /= 2) {
@@ -1596,6 +1600,105 @@ fail:
 static double tree_scatter_seg(const seg_pass *q, double seg)
 {
     return tree_scatter(q->p, q->t, q->bytes, seg);
+}
+
+/* One parent u of tree t in a paced gather (sched.c's
+ * ecoi_sched_gather_paced): the runs of its children from other subnets
+ * in turns of segments (the longest such run's seg), each segment sent
+ * when asked for and when its child has its subtree (ready[]) and is
+ * done with the one before, the asks for turn k going out as u starts
+ * turn k - ECOI_PACED_AHEAD (the first ones at once), alpha each; the
+ * runs of its own subnet's children whole, at once.  A turn ends when
+ * every segment of it is in, alpha each, and a lock-step step after
+ * (ecoi_model_step: a turn waits for its slowest child; eco-paper.topo,
+ * 16 turns of 16 KB, 7.6 ms more than the star where the turns' messages
+ * alone cost 1.7).  Returns when u has them all;
+ * adds to l what a turn puts on the links: a segment a paced child (the
+ * one asked ahead leaves as the link takes the one before: uneven.topo's
+ * gather of 128 KB took 449-451 ms in 16 KB segments, the two other
+ * subnets' 26 ms at its root's 10 Mbit/s, and 485-487 in 32 KB, 52 ms,
+ * more than the link queues: LINK_QUEUE), and each other child's run. */
+static double paced_member(const pm *p, const eco_tree *t, int u, double bytes, double seg,
+                           const double *ready, double *free_at, netres *r, loads *l)
+{
+    const int *kids = &t->child[t->child_off[u]], nk = t->child_off[u + 1] - t->child_off[u];
+    double most = 0.0, at0 = 0.0, start[ECOI_PACED_AHEAD + 1], end = 0.0;
+    size_t turns;
+
+#define PACED(v) (p->sub[v] != p->sub[u])
+    for (int j = 0; j < nk; j++)
+        if (PACED(kids[j]))
+            most = fmax(most, bytes * t->subtree[kids[j]]);
+    turns = seg > 0 && seg < most ? (size_t)ceil(most / seg) : 1;
+    for (int j = 0; j < nk; j++) {
+        const int v = kids[j];
+        free_at[v] = ready[v];
+        loads_add(p, l, v, u, bytes * t->subtree[v] / (PACED(v) ? (double)turns : 1.0), 0.0);
+        for (size_t k = 0; PACED(v) && k < ECOI_PACED_AHEAD && k < turns; k++)
+            at0 += pair_cost(p, u, v).alpha;
+    }
+    for (size_t k = 0; k < turns; k++) {
+        double st = k == 0 ? at0 : end;
+        for (int j = 0; j < nk && k + ECOI_PACED_AHEAD < turns; j++)
+            if (PACED(kids[j]))
+                st += pair_cost(p, u, kids[j]).alpha;
+        start[k % (ECOI_PACED_AHEAD + 1)] = k == 0 ? 0.0 : end;
+        end = st;
+        for (int j = 0; j < nk; j++) {
+            const int v = kids[j];
+            const double len = bytes * t->subtree[v] / (PACED(v) ? (double)turns : 1.0);
+            const double asked = (k < ECOI_PACED_AHEAD ? 0.0
+                                  : start[(k - ECOI_PACED_AHEAD) % (ECOI_PACED_AHEAD + 1)]) +
+                                 msg(p, u, v, 0.0);
+            double go, in;
+            if (!PACED(v) && k > 0)
+                continue;
+            go = PACED(v) ? fmax(free_at[v], asked) : free_at[v];
+            in = net_send(p, r, v, u, go, len);
+            /* a send holds its sender until all but the socket's room left */
+            free_at[v] = fmax(go + pair_cost(p, v, u).alpha,
+                              in - path_beta(p, v, u) * SOCKET_BYTES);
+            end = fmax(end, in) + pair_cost(p, v, u).alpha;
+        }
+        end += p->step;
+    }
+#undef PACED
+    return end;
+}
+
+/* A paced gather of `bytes` per member up tree t in segments of seg
+ * (0: whole runs): each member's children (paced_member) once its
+ * children's subtrees are in, the leaves first.  Leaves in l one turn's
+ * loads of every member at once (best_segment's over_queue). */
+static double tree_paced(const pm *p, const eco_tree *t, double bytes, double seg, loads *l)
+{
+    double *ready = calloc(2 * (size_t)p->n, sizeof *ready), out = 0.0;
+    netres r;
+    double *res = netres_new(p, &r);
+
+    if (!ready || !res) {
+        free(ready);
+        free(res);
+        return INFINITY;
+    }
+    loads_clear(p, l);
+    for (int i = t->n - 1; i >= 0; i--) {
+        const int u = t->order[i];
+        if (t->child_off[u + 1] == t->child_off[u])
+            continue;
+        ready[u] = paced_member(p, t, u, bytes, seg, ready, ready + p->n, &r, l);
+        if (t->parent[u] < 0)
+            out = ready[u];
+        ready[u] += relay(p, t, u);
+    }
+    free(ready);
+    free(res);
+    return out;
+}
+
+static double tree_paced_seg(const seg_pass *q, double seg)
+{
+    return tree_paced(q->p, q->t, q->bytes, seg, q->l);
 }
 
 /* A gather of `bytes` per member up tree t with its messages overlapping
@@ -2031,8 +2134,10 @@ static int loads_flood(const pm *p, const loads *l)
  * 270.0-270.4 ms, by the chain of subnets 240.3-240.5, predicted 231.3
  * and 232.9 (the broadcast, whose streams leave one host one after the
  * other, 228.5-228.6 and 224.1-224.4).  A message that its path's queue
- * holds whole (LINK_QUEUE) floods nothing. */
-static int tree_converges(const pm *p, const eco_tree *t, double bytes)
+ * holds whole (LINK_QUEUE) floods nothing.  runs: a gather's, each child
+ * sending its subtree's run whole (bytes a member); else each sends
+ * bytes (a reduce's pipeline). */
+static int tree_converges(const pm *p, const eco_tree *t, double bytes, int runs)
 {
     for (int u = 0; u < t->n; u++) {
         const int su = p->sub[u];
@@ -2042,8 +2147,8 @@ static int tree_converges(const pm *p, const eco_tree *t, double bytes)
             continue;
         for (int j = t->child_off[u]; j < t->child_off[u + 1]; j++) {
             const int v = t->child[j];
-            const double beta = send_beta(p, v, u);
-            if (p->sub[v] == su || bytes * pair_cost(p, v, u).beta <= LINK_QUEUE || !(beta > 0.0))
+            const double beta = send_beta(p, v, u), len = runs ? bytes * t->subtree[v] : bytes;
+            if (p->sub[v] == su || len * pair_cost(p, v, u).beta <= LINK_QUEUE || !(beta > 0.0))
                 continue;
             share += p->ul[su] / beta;
             k++;
@@ -2627,7 +2732,7 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
     case ECOI_C_BCAST:
         return tree_pass_best(p, t, bytes, 0, forced, l, segment);
     case ECOI_C_REDUCE:
-        *over = tree_converges(p, t, bytes);
+        *over = tree_converges(p, t, bytes, 0);
         return tree_pass_best(p, t, bytes, 1, forced, l, segment);
     case ECOI_C_ALLREDUCE:
     case ECOI_C_ALLGATHER:
@@ -2638,6 +2743,14 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
             return allreduce_time(p, t, NULL, 0, bytes, forced, l, segment);
         break;
     case ECOI_C_GATHER:
+        if (a->run == ECOI_RUN_PACED) {
+            /* its whole runs are one turn: they may flood too; and asks
+             * make no gather faster than the same tree's unasked */
+            const seg_pass q = { tree_paced_seg, p, t, NULL, 0, 0, bytes, l, 2, NULL };
+            return fmax(best_segment(&q, bytes * (t->n - 1), forced, segment),
+                        tree_gather_net(p, t, bytes));
+        }
+        *over = tree_converges(p, t, bytes, 1);
         return tree_gather_net(p, t, bytes);
     case ECOI_C_SCATTER: {
         const seg_pass q = { tree_scatter_seg, p, t, NULL, 0, 0, bytes, l, 0, NULL };

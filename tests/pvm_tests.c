@@ -339,6 +339,24 @@ static void mode_pipeline(int n, const int *tids)
                        sforced[f], root, rc, bad, bad >= 0 ? y[bad] : 0);
         }
     }
+    /* the paced gather: each child's run in segments, each asked for by
+     * its parent, to every root (a member relays its children's runs) */
+    if (rc == ECO_OK)
+        rc = eco_set_pattern(ctx, "gather=paced");
+    for (int root = 0; root < n && rc == ECO_OK; root++) {
+        const int per = COUNT / n;
+        int bad = -1;
+        for (int i = 0; i < per; i++)
+            x[i] = root * 7 + eco_rank(ctx) * per + i;
+        for (int i = 0; i < per * n; i++)
+            y[i] = -1;
+        rc = eco_gather(ctx, x, eco_rank(ctx) == root ? y : NULL, per, PVM_INT, root);
+        for (int i = 0; i < per * n && rc == ECO_OK && bad < 0 && eco_rank(ctx) == root; i++)
+            if (y[i] != root * 7 + i)
+                bad = i;
+        ecot_check(&rep, rc == ECO_OK && bad < 0, "gather=paced to %d: rc %d, element %d is %d",
+                   root, rc, bad, bad >= 0 ? y[bad] : 0);
+    }
     report(&rep, rc, 0);
     eco_finalize(ctx);
     free(x);
@@ -1308,7 +1326,8 @@ static const eco_unit_test tests[] = {
     { "members that disagree all fail within 5 s, XDR encoding", test_mismatch_xdr },
     { "300 contexts: late rank 0, nothing left, flat memory", test_contexts },
     { "flow control: a late root, 400 reduces of 64 KB", test_flow },
-    { "reduce-to-all, gather-to-all and scatter in segments, every pipeline", test_pipeline },
+    { "reduce-to-all, gather-to-all, scatter and the paced gather in segments, every pipeline",
+      test_pipeline },
     { "gather-to-all by hier in whole blocks of 64 KB to 512 KB", test_hier_units },
     { "the cost model of a version 9 file (busy, step, bursts, forward, stepbyte, cores) in every member",
       test_model },

@@ -440,6 +440,22 @@ static eco_map *plant_uneven(void)
     return m;
 }
 
+/* plant_uneven with the costs between subnets measured there: ECO's
+ * tree joins both other subnets to the root's. */
+static eco_map *plant_uneven_costs(void)
+{
+    eco_map *m = plant_uneven();
+
+    for (int a = 0; a < uneven7.nh; a++)
+        for (int b = 0; b < uneven7.nh; b++) {
+            const int sa = uneven7.host_subnet[a], sb = uneven7.host_subnet[b];
+            if (sa != sb)
+                ecoi_map_set_cost(m, a, b, sa + sb == 1 ? 11.52e-3 : sa + sb == 2 ? 22.99e-3
+                                                                                  : 23.0e-3);
+        }
+    return m;
+}
+
 static void unplant(eco_map *m)
 {
     ecoi_model_free(m->model);
@@ -463,17 +479,8 @@ static void test_select_converge(void)
 {
     const config u = uneven7;
     static const double fast[3] = { 8e-9, 8e-9, 8e-9 };
-    eco_map *m = plant_uneven();
+    eco_map *m = plant_uneven_costs();
 
-    /* the costs between subnets measured there: ECO's tree joins both
-     * other subnets to the root's */
-    for (int a = 0; a < u.nh; a++)
-        for (int b = 0; b < u.nh; b++) {
-            const int sa = u.host_subnet[a], sb = u.host_subnet[b];
-            if (sa != sb)
-                ecoi_map_set_cost(m, a, b, sa + sb == 1 ? 11.52e-3 : sa + sb == 2 ? 22.99e-3
-                                                                                  : 23.0e-3);
-        }
     CU_ASSERT_EQUAL(over_of(m, &u, ECOI_C_REDUCE, 131072, "tree"), ECOI_OVER_FLOOD);
     CU_ASSERT_EQUAL(over_of(m, &u, ECOI_C_REDUCE, 131072, "star"), ECOI_OVER_FLOOD);
     CU_ASSERT_EQUAL(over_of(m, &u, ECOI_C_REDUCE, 131072, "chain"), ECOI_OVER_NONE);
@@ -484,6 +491,41 @@ static void test_select_converge(void)
     CU_ASSERT_EQUAL(over_of(m, &u, ECOI_C_REDUCE, 16000, "tree"), ECOI_OVER_NONE);
     plant_uplinks(m, &u, fast);
     CU_ASSERT_EQUAL(over_of(m, &u, ECOI_C_REDUCE, 131072, "tree"), ECOI_OVER_NONE);
+    unplant(m);
+    eco_map_free(m);
+}
+
+/* A gather whose subnets' runs meet whole on the root's subnet's slower
+ * link (uneven.topo's 20 and 5 Mbit/s subnets' into its 10 Mbit/s one)
+ * floods it: by the star 515-530 ms at 131,072 bytes a member, paced 455
+ * (bound 419).  The paced gather is chosen there, its segments cut so
+ * that a turn's (two segments a child) fit the link's queue; not at
+ * 16,000 bytes, whose runs the queue holds whole. */
+static void test_select_paced(void)
+{
+    const config u = uneven7;
+    eco_map *m = plant_uneven_costs();
+    size_t seg = 0;
+
+    CU_ASSERT_EQUAL(over_of(m, &u, ECOI_C_GATHER, 131072, "star"), ECOI_OVER_FLOOD);
+    CU_ASSERT_EQUAL(over_of(m, &u, ECOI_C_GATHER, 131072, "flat"), ECOI_OVER_FLOOD);
+    CU_ASSERT_EQUAL(over_of(m, &u, ECOI_C_GATHER, 131072, "paced"), ECOI_OVER_NONE);
+    CU_ASSERT_STRING_EQUAL(winner(m, &u, ECOI_C_GATHER, 131072, &seg), "paced");
+    /* a turn's segment a child from both other subnets within
+     * LINK_QUEUE (30 ms) at the root's 10 Mbit/s: 16 KB (measured there:
+     * 449-451 ms in 16 KB segments, 485-487 in 32 KB) */
+    CU_ASSERT_EQUAL(seg, 16384);
+    CU_ASSERT(predicted(m, &u, ECOI_C_GATHER, 131072, "paced") <
+              1.05 * predicted(m, &u, ECOI_C_GATHER, 131072, "star"));
+    /* a paced gather is no faster than the bound: the root's link takes
+     * the 4 other subnets' members' 131,072 bytes at 8e-7 s a byte */
+    CU_ASSERT(predicted(m, &u, ECOI_C_GATHER, 131072, "paced") >= 4 * 131072 * 8e-7);
+    CU_ASSERT_EQUAL(over_of(m, &u, ECOI_C_GATHER, 16000, "star"), ECOI_OVER_NONE);
+    CU_ASSERT_STRING_NOT_EQUAL(winner(m, &u, ECOI_C_GATHER, 16000, NULL), "paced");
+    /* asks make no gather faster than the same tree's */
+    for (size_t b = 1000; b <= 131072; b *= 2)
+        CU_ASSERT(predicted(m, &u, ECOI_C_GATHER, b, "paced") >=
+                  predicted(m, &u, ECOI_C_GATHER, b, "star"));
     unplant(m);
     eco_map_free(m);
 }
@@ -1324,7 +1366,7 @@ static void test_every_algorithm(void)
         "allreduce=rdouble,scan=rdouble,alltoall=direct,exscan=rdouble,alltoallv=direct",
         "bcast=star,reduce=star,allreduce=star",
         "bcast=tree-k4,reduce=tree-k4,allreduce=tree-k4",
-        "allreduce=ring",
+        "allreduce=ring,gather=paced",
     };
     char seen[256] = { 0 };
     config c;
@@ -2364,6 +2406,7 @@ static const eco_unit_test tests[] = {
     { "selection with a forward cost: the shallower tree", test_select_forward },
     { "all-to-all's streams and the links' queues", test_select_incast },
     { "a reduce's streams that meet on a link", test_select_converge },
+    { "a gather's runs that meet on a link: paced", test_select_paced },
     { "the members' map carries the file's hops (no burst across routers)", test_select_burst_far },
     { "all-to-all's leaders at once or in rounds", test_select_rounds },
     { "the least over within 5%", test_choose_over },
