@@ -210,10 +210,15 @@ typedef struct ecoi_hops_part {
     int *exc;    /* [3 nexc] */
 } ecoi_hops_part;
 
+/* The inverse of fh[0..nh-1] (hosts' indexes in map, distinct, or -1):
+ * for each of map's hosts, which of the nh it is, or -1.  NULL without
+ * memory; the caller frees it. */
+int *ecoi_file_members(const eco_map *map, const int *fh, int nh);
 /* The part of map's hops among hosts fh[0..nh-1] (map's indexes,
- * distinct, or -1: not in the map, no class and no exception).  ECO_OK
- * or ECO_ERR_NOMEM (out freed). */
-int ecoi_hops_part_of(const eco_map *map, const int *fh, int nh, ecoi_hops_part *out);
+ * distinct, or -1: not in the map, no class and no exception); mine:
+ * ecoi_file_members of fh.  ECO_OK or ECO_ERR_NOMEM (out freed). */
+int ecoi_hops_part_of(const eco_map *map, const int *fh, const int *mine, int nh,
+                      ecoi_hops_part *out);
 /* 1 when every index and hops of p is in range (what a message gave). */
 int ecoi_hops_part_valid(const ecoi_hops_part *p);
 /* Map m's hosts 0..p->nh-1 get p's hops (m has no classes before).

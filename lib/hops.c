@@ -351,27 +351,35 @@ static void part_table(const ecoi_hops *h, const int *old, ecoi_hops_part *out)
                 h->table[ecoi_hops_tri(h->ncls, old[c], old[d])];
 }
 
-int ecoi_hops_part_of(const eco_map *map, const int *fh, int nh, ecoi_hops_part *out)
+int *ecoi_file_members(const eco_map *map, const int *fh, int nh)
+{
+    int *mine = malloc(((size_t)map->nhosts + 1) * sizeof *mine);
+
+    for (int f = 0; mine && f < map->nhosts; f++)
+        mine[f] = -1;
+    for (int x = 0; mine && x < nh; x++)
+        if (fh[x] >= 0)
+            mine[fh[x]] = x;
+    return mine;
+}
+
+int ecoi_hops_part_of(const eco_map *map, const int *fh, const int *mine, int nh,
+                      ecoi_hops_part *out)
 {
     const ecoi_hops *h = &map->hops;
     int *renum = malloc(((size_t)h->ncls + 1) * sizeof *renum);
-    int *old = malloc(((size_t)nh + 1) * sizeof *old);
-    int *mine = malloc(((size_t)map->nhosts + 1) * sizeof *mine), rc = ECO_OK;
+    int *old = malloc(((size_t)nh + 1) * sizeof *old), rc = ECO_OK;
     size_t cap = 0;
 
     memset(out, 0, sizeof *out);
     out->nh = nh;
     out->cls = malloc(((size_t)nh + 1) * sizeof *out->cls);
-    if (!renum || !old || !mine || !out->cls)
+    if (!renum || !old || !out->cls)
         rc = ECO_ERR_NOMEM;
     for (int c = 0; c < h->ncls && rc == ECO_OK; c++)
         renum[c] = -1;
-    for (int f = 0; f < map->nhosts && rc == ECO_OK; f++)
-        mine[f] = -1;
     for (int x = 0; x < nh && rc == ECO_OK; x++) {
         const int c = fh[x] >= 0 ? h->cls[fh[x]] : -1;
-        if (fh[x] >= 0)
-            mine[fh[x]] = x;
         if (c >= 0 && renum[c] < 0) {
             old[out->ncls] = c;
             renum[c] = out->ncls++;
@@ -396,7 +404,6 @@ int ecoi_hops_part_of(const eco_map *map, const int *fh, int nh, ecoi_hops_part 
         }
     free(renum);
     free(old);
-    free(mine);
     if (rc != ECO_OK)
         ecoi_hops_part_free(out);
     return rc;

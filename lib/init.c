@@ -221,24 +221,15 @@ static void restrict_model(boot *b, const eco_map *file, const int *fh, const ch
 
 /*
  * The measured pairs among the members' hosts (fh[h]: host h's index in
- * the file, -1 when not there): a list, not a matrix, so that the boot
+ * the file, -1 when not there; mine: its inverse): a list, not a matrix, so that the boot
  * message is as long as what was measured.  Walked from the file's lists
  * of the members' hosts, ascending, so the list is in (a, b) order.
  */
-static int restrict_pairs(boot *b, const eco_map *file, const int *fh)
+static int restrict_pairs(boot *b, const eco_map *file, const int *fh, const int *mine)
 {
-    int *mine = NULL, np = 0, nf = file ? file->nhosts : 0;
+    int np = 0;
     size_t cap = 0;
 
-    if (!file)
-        return ECO_OK;
-    if (!(mine = malloc(((size_t)nf + 1) * sizeof *mine)))
-        return ECO_ERR_NOMEM;
-    for (int f = 0; f < nf; f++)
-        mine[f] = -1;
-    for (int h = 0; h < b->nh; h++)
-        if (fh[h] >= 0)
-            mine[fh[h]] = h;  /* hosts have distinct file indexes: names are */
     for (int a = 0; a < b->nh; a++)
         for (int i = 0; fh[a] >= 0 && i < file->adj[fh[a]].n; i++) {
             const ecoi_link *l = &file->adj[fh[a]].link[i];
@@ -253,10 +244,8 @@ static int restrict_pairs(boot *b, const eco_map *file, const int *fh)
                     b->pair = p;
                 if (pc)
                     b->pcost = pc;
-                if (!p || !pc) {
-                    free(mine);
+                if (!p || !pc)
                     return ECO_ERR_NOMEM;
-                }
                 cap = ncap;
             }
             b->pair[2 * np] = a;
@@ -264,7 +253,6 @@ static int restrict_pairs(boot *b, const eco_map *file, const int *fh)
             b->pcost[np++] = l->cost;
         }
     b->npairs = np;
-    free(mine);
     return ECO_OK;
 }
 
@@ -272,7 +260,7 @@ static int restrict_pairs(boot *b, const eco_map *file, const int *fh)
 static int restrict_map(boot *b, const eco_map *file, const char *fname)
 {
     int *fh = malloc((size_t)b->nh * sizeof *fh);
-    int *seen = NULL, nfs = file ? eco_map_nsubnets(file) : 0, rc;
+    int *seen = NULL, *mine, nfs = file ? eco_map_nsubnets(file) : 0, rc;
 
     b->host_subnet = malloc((size_t)b->nh * sizeof *b->host_subnet);
     b->degree = malloc((size_t)b->nh * sizeof *b->degree);
@@ -305,12 +293,17 @@ static int restrict_map(boot *b, const eco_map *file, const char *fname)
             seen[fs] = b->nsub;
         b->host_subnet[h] = b->nsub++;
     }
-    rc = restrict_pairs(b, file, fh);
+    /* hosts have distinct file indexes: names are */
+    mine = file ? ecoi_file_members(file, fh, b->nh) : NULL;
+    rc = file && !mine ? ECO_ERR_NOMEM : ECO_OK;
+    if (rc == ECO_OK && file)
+        rc = restrict_pairs(b, file, fh, mine);
     b->hops.nh = b->nh;
     if (rc == ECO_OK && file)
-        rc = ecoi_hops_part_of(file, fh, b->nh, &b->hops);
+        rc = ecoi_hops_part_of(file, fh, mine, b->nh, &b->hops);
     if (rc == ECO_OK)
         restrict_model(b, file, fh, fname);
+    free(mine);
     free(fh);
     free(seen);
     return rc;

@@ -559,14 +559,25 @@ void ecoi_sched_gather(ecoi_sched *s, const eco_tree *t, int tag, const void *mi
     }
 }
 
-/* How many turns member u's children's runs take: the longest run in
- * segments of step elements (step 0: whole runs, one turn). */
-static size_t scatter_turns(const eco_tree *t, int u, size_t count, size_t step)
+/* Does v's run into u come paced: from another subnet (its stream
+ * crosses a shared link).  A child in u's own subnet sends it whole. */
+static int paced_kid(const eco_ctx *c, int u, int v)
+{
+    return eco_map_subnet_of(c->map, c->member_host[u]) !=
+           eco_map_subnet_of(c->map, c->member_host[v]);
+}
+
+/* How many turns member u's children's runs take (only its paced
+ * children's, if paced_only): the longest run in segments of step
+ * elements (step 0: whole runs, one turn). */
+static size_t run_turns(const eco_ctx *c, const eco_tree *t, int u, size_t count,
+                        size_t step, int paced_only)
 {
     size_t most = 0;
 
     for (int i = t->child_off[u]; i < t->child_off[u + 1]; i++)
-        if ((size_t)t->subtree[t->child[i]] * count > most)
+        if ((!paced_only || paced_kid(c, u, t->child[i])) &&
+            (size_t)t->subtree[t->child[i]] * count > most)
             most = (size_t)t->subtree[t->child[i]] * count;
     return step == 0 || step >= most ? 1 : (most + step - 1) / step;
 }
@@ -579,25 +590,10 @@ static size_t run_segments(size_t len, size_t turns, size_t *seg)
     return len == 0 ? 1 : (len + *seg - 1) / *seg;
 }
 
-/* Does v's run into u come paced: from another subnet (its stream
- * crosses a shared link).  A child in u's own subnet sends it whole. */
-static int paced_kid(const eco_ctx *c, int u, int v)
+/* The length of segment k of a run of len in segments of seg. */
+static size_t run_piece(size_t len, size_t seg, size_t k)
 {
-    return eco_map_subnet_of(c->map, c->member_host[u]) !=
-           eco_map_subnet_of(c->map, c->member_host[v]);
-}
-
-/* The turns of u's paced children's runs: the longest in segments of
- * step elements (step 0: whole runs, one turn). */
-static size_t paced_turns(const eco_ctx *c, const eco_tree *t, int u, size_t count,
-                          size_t step)
-{
-    size_t most = 0;
-
-    for (int i = t->child_off[u]; i < t->child_off[u + 1]; i++)
-        if (paced_kid(c, u, t->child[i]) && (size_t)t->subtree[t->child[i]] * count > most)
-            most = (size_t)t->subtree[t->child[i]] * count;
-    return step == 0 || step >= most ? 1 : (most + step - 1) / step;
+    return len - k * seg < seg ? len - k * seg : seg;
 }
 
 /*
@@ -606,10 +602,12 @@ static size_t paced_turns(const eco_ctx *c, const eco_tree *t, int u, size_t cou
  * gather's own tag: only asks go down it), and the parent asks for
  * segment k + ECOI_PACED_AHEAD as it takes segment k.  Without it every
  * child sends its whole run at once, and where two subnets' runs meet on
- * a slower link, its queue drops what it cannot hold: uneven.topo's
- * gather of 131,072 bytes into its 10 Mbit/s segment took 502-530 ms
- * (medians) by the star, whose fastest runs were 441-449 ms, the
- * model's 447; paced in 16 KB segments 449-451.  Asked ahead, a child's
+ * a slower link, together they take it slower than its rate (not by
+ * loss: doc/benchmarks.md run 20 counts no TCP timeout and a few
+ * retransmissions there): uneven.topo's gather of 131,072 bytes into
+ * its 10 Mbit/s segment took 502-530 ms (medians) by the star, whose
+ * fastest runs were 441-449 ms, the model's 447; paced in 16 KB
+ * segments 449-451.  Asked ahead, a child's
  * next segment is on its way before its last is in, so a stream does not
  * stop for a round trip a segment.  A child of the parent's own subnet
  * sends its run whole, at once: a subnet leader pacing its own members
@@ -627,7 +625,7 @@ void ecoi_sched_gather_paced(ecoi_sched *s, const eco_tree *t, int tag, const vo
     const size_t size = ecoi_type_size(s->datatype), unit = count * size;
     const int *kids = &t->child[t->child_off[me]];
     const int nkids = t->child_off[me + 1] - t->child_off[me];
-    const size_t turns = paced_turns(c, t, me, count, step);
+    const size_t turns = run_turns(c, t, me, count, step, 1);
     char *buf = block;
 
     if (parent >= 0 && !(buf = ecoi_sched_alloc(s, (size_t)t->subtree[me] * unit)))
@@ -650,8 +648,7 @@ void ecoi_sched_gather_paced(ecoi_sched *s, const eco_tree *t, int tag, const vo
                 seg = len;
             if (k >= nseg)
                 continue;
-            ecoi_sched_recv(s, kids[i], tag, at + k * seg * size,
-                            len - k * seg < seg ? len - k * seg : seg);
+            ecoi_sched_recv(s, kids[i], tag, at + k * seg * size, run_piece(len, seg, k));
             if (paced && k + ECOI_PACED_AHEAD < nseg)
                 ecoi_sched_send(s, kids[i], tag, buf, 0);
         }
@@ -662,12 +659,11 @@ void ecoi_sched_gather_paced(ecoi_sched *s, const eco_tree *t, int tag, const vo
         ecoi_sched_fence(s);
     } else if (parent >= 0) {
         const size_t len = (size_t)t->subtree[me] * count;
-        size_t seg, nseg = run_segments(len, paced_turns(c, t, parent, count, step), &seg);
+        size_t seg, nseg = run_segments(len, run_turns(c, t, parent, count, step, 1), &seg);
         ecoi_sched_recv(s, parent, tag, buf, 0);
         ecoi_sched_fence(s);
         for (size_t k = 0; k < nseg; k++) {
-            ecoi_sched_send(s, parent, tag, buf + k * seg * size,
-                            len - k * seg < seg ? len - k * seg : seg);
+            ecoi_sched_send(s, parent, tag, buf + k * seg * size, run_piece(len, seg, k));
             if (k + 1 < nseg)
                 ecoi_sched_recv(s, parent, tag, buf, 0);
             ecoi_sched_fence(s);
@@ -691,30 +687,27 @@ void ecoi_sched_scatter(ecoi_sched *s, const eco_tree *t, int tag, const void *b
     const size_t size = ecoi_type_size(s->datatype), unit = count * size;
     const int *kids = &t->child[t->child_off[me]];
     const int nkids = t->child_off[me + 1] - t->child_off[me];
-    const size_t turns = scatter_turns(t, me, count, step);
+    const size_t turns = run_turns(s->c, t, me, count, step, 0);
     char *buf = (char *)block;
 
     if (parent >= 0) {
         const size_t len = (size_t)t->subtree[me] * count;
-        const size_t k = scatter_turns(t, parent, count, step), seg = (len + k - 1) / k;
+        size_t seg, nseg = run_segments(len, run_turns(s->c, t, parent, count, step, 0), &seg);
         if (!(buf = ecoi_sched_alloc(s, len * size)))
             return;
-        size_t off = 0;
-        do {    /* one message even for an empty run */
-            const size_t l = len - off < seg ? len - off : seg;
-            ecoi_sched_recv(s, parent, tag, buf + off * size, l);
+        for (size_t k = 0; k < nseg; k++) {
+            ecoi_sched_recv(s, parent, tag, buf + k * seg * size, run_piece(len, seg, k));
             ecoi_sched_fence(s);
-            off += l;
-        } while (off < len);
+        }
     }
     for (size_t k = 0; k < turns; k++) {
         for (int i = 0; i < nkids; i++) {
             const size_t len = (size_t)t->subtree[kids[i]] * count;
-            const size_t seg = (len + turns - 1) / turns, off = k * seg;
-            if (off < len || (k == 0 && len == 0))
+            size_t seg;
+            if (k < run_segments(len, turns, &seg))
                 ecoi_sched_send(s, kids[i], tag,
-                                buf + (size_t)(t->pos[kids[i]] - t->pos[me]) * unit + off * size,
-                                len - off < seg ? len - off : seg);
+                                buf + (size_t)(t->pos[kids[i]] - t->pos[me]) * unit + k * seg * size,
+                                run_piece(len, seg, k));
         }
         ecoi_sched_fence(s);
     }

@@ -1625,6 +1625,9 @@ static double paced_member(const pm *p, const eco_tree *t, int u, double bytes, 
     double most = 0.0, at0 = 0.0, start[ECOI_PACED_AHEAD + 1], end = 0.0;
     size_t turns;
 
+    /* sched.c's paced_kid: a child from another subnet comes paced.  Every
+     * paced run in `turns` segments (the code's run_segments gives a run
+     * shorter than the longest as many, but for runs of a few elements) */
 #define PACED(v) (p->sub[v] != p->sub[u])
     for (int j = 0; j < nk; j++)
         if (PACED(kids[j]))
@@ -1642,7 +1645,9 @@ static double paced_member(const pm *p, const eco_tree *t, int u, double bytes, 
         for (int j = 0; j < nk && k + ECOI_PACED_AHEAD < turns; j++)
             if (PACED(kids[j]))
                 st += pair_cost(p, u, kids[j]).alpha;
-        start[k % (ECOI_PACED_AHEAD + 1)] = k == 0 ? 0.0 : end;
+        /* the asks for turn k + AHEAD leave as turn k starts, after the
+         * first asks (at0) in turn 0 */
+        start[k % (ECOI_PACED_AHEAD + 1)] = k == 0 ? at0 : end;
         end = st;
         for (int j = 0; j < nk; j++) {
             const int v = kids[j];
@@ -2128,7 +2133,8 @@ static int loads_flood(const pm *p, const loads *l)
  * stream at once, child to parent), two or more children from outside a
  * member's subnet send into its subnet's link together faster than it
  * takes them (their senders' rates, send_beta): one stream TCP fits to
- * the link, two share its queue by loss.  uneven.topo's reduce of
+ * the link, two together take it slower than its rate (not by loss:
+ * doc/benchmarks.md run 20 counts no TCP timeout there).  uneven.topo's reduce of
  * 131,072 bytes (doc/benchmarks.md, run 19): by the tree, whose root's
  * 10 Mbit/s link takes the 20 and the 5 Mbit/s subnets' streams,
  * 270.0-270.4 ms, by the chain of subnets 240.3-240.5, predicted 231.3
