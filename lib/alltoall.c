@@ -14,8 +14,14 @@
  * link then carries S - 1 messages each way instead of one per pair of
  * members across it (select.c weighs the two).  The leaders exchange
  * at once ("hier": each sends all its messages before it receives any,
- * as the direct exchange does) or in rounds ("hier-rounds": in round k,
- * to the leader k ahead and from the one k behind).
+ * as the direct exchange does), in rounds ("hier-rounds": in round k,
+ * to the leader k ahead and from the one k behind), or in turns
+ * ("hier-turns": every message cut into as many segments as the longest
+ * in the plan's segments, and in turn k every leader sends segment k of
+ * each of its messages and takes segment k of each of theirs before the
+ * next turn, so that what is on its way into a link at once is a
+ * segment from each other leader, never whole messages that meet on a
+ * slower link).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -151,9 +157,47 @@ static int *copy_ints(ecoi_sched *s, const int *v, int n)
     return w;
 }
 
-static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const char *sendbuf,
-                       char *recvbuf, size_t count, int rounds)
+/* The leaders' exchange in turns (ecoi_sched_turns): to the leader d
+ * ahead its blocks from pack, from the one d behind into inbox, for
+ * d = 1 .. S - 1, every message in as many segments as the longest of
+ * all the leaders' (ni nj blocks) takes in segments of step elements. */
+static void hier_exchange_turns(ecoi_sched *s, const eco_tree *f, const int *lead, int S,
+                                int me, int tag, const a2a_hier *h, size_t count, size_t step)
 {
+    const size_t ni = (size_t)f->subtree[lead[me]];
+    int *peer = malloc(2 * (size_t)S * sizeof *peer);
+    char **buf = malloc(2 * (size_t)S * sizeof *buf);
+    size_t *len = malloc(2 * (size_t)S * sizeof *len), most = 0, at = 0, in = 0;
+
+    if (!peer || !buf || !len) {
+        s->rc = ECO_ERR_NOMEM;
+    } else {
+        for (int i = 0; i < S; i++)
+            for (int j = 0; j < S; j++)
+                if (i != j && (size_t)f->subtree[lead[i]] * f->subtree[lead[j]] * count > most)
+                    most = (size_t)f->subtree[lead[i]] * f->subtree[lead[j]] * count;
+        for (int d = 1; d < S; d++) {
+            peer[d - 1] = lead[(me + d) % S];
+            len[d - 1] = (size_t)f->subtree[peer[d - 1]] * ni * count;
+            buf[d - 1] = h->pack + at * (h->unit / count);
+            at += len[d - 1];
+            peer[S + d - 1] = lead[(me - d + S) % S];
+            len[S + d - 1] = (size_t)f->subtree[peer[S + d - 1]] * ni * count;
+            buf[S + d - 1] = h->inbox + in * (h->unit / count);
+            in += len[S + d - 1];
+        }
+        ecoi_sched_turns(s, tag, S - 1, peer, buf, len, peer + S, buf + S, len + S,
+                         ecoi_turns_of(most, step));
+    }
+    free(peer);
+    free(buf);
+    free(len);
+}
+
+static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const char *sendbuf,
+                       char *recvbuf, size_t count)
+{
+    const int rounds = plan->run == ECOI_RUN_ROUNDS;
     eco_ctx *c = s->c;
     const size_t unit = count * ecoi_type_size(s->datatype), row = (size_t)c->n * unit;
     const int t1 = ecoi_next_tag(c), t2 = ecoi_next_tag(c), t3 = ecoi_next_tag(c);
@@ -191,12 +235,15 @@ static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const char *sendbuf
              * ..., then the receives as they come (no subnet's link waits
              * for another's).  In rounds: to the leader k ahead and from
              * the one k behind, one round after the other (one stream
-             * into every leader's link at a time).  select.c weighs the
-             * two. */
+             * into every leader's link at a time).  In turns:
+             * hier_exchange_turns.  select.c weighs the three. */
             const size_t ni = (size_t)f->subtree[lead[me]];
             size_t at = 0, in = 0;
             ecoi_sched_call(s, hier_pack, h);
-            for (int k = 1; k < S; k++) {
+            if (plan->run == ECOI_RUN_TURNS)
+                hier_exchange_turns(s, f, lead, S, me, t2, h, count,
+                                    ecoi_plan_step(plan, ecoi_type_size(s->datatype)));
+            for (int k = 1; k < S && plan->run != ECOI_RUN_TURNS; k++) {
                 size_t nt = (size_t)f->subtree[lead[(me + k) % S]];
                 ecoi_sched_send(s, lead[(me + k) % S], t2, h->pack + at, nt * ni * count);
                 at += nt * ni * unit;
@@ -208,7 +255,7 @@ static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const char *sendbuf
                     ecoi_sched_fence(s);
                 }
             }
-            for (int k = 1; k < S && !rounds; k++) {
+            for (int k = 1; k < S && plan->run == ECOI_RUN_HIER; k++) {
                 size_t nf = (size_t)f->subtree[lead[(me - k + S) % S]];
                 ecoi_sched_recv(s, lead[(me - k + S) % S], t2, h->inbox + in, ni * nf * count);
                 in += ni * nf * unit;
@@ -249,8 +296,9 @@ static int alltoall_call(eco_ctx *ctx, const void *sendbuf, void *recvbuf, int c
         return req ? ecoi_request_start(r, req) : ecoi_request_run(r);
     }
     rc = ecoi_select(ctx, ECOI_C_ALLTOALL, 0, (size_t)count * ecoi_type_size(datatype), &plan);
-    if (rc == ECO_OK && (plan.run == ECOI_RUN_HIER || plan.run == ECOI_RUN_ROUNDS))
-        sched_hier(s, &plan, sendbuf, recvbuf, (size_t)count, plan.run == ECOI_RUN_ROUNDS);
+    if (rc == ECO_OK && (plan.run == ECOI_RUN_HIER || plan.run == ECOI_RUN_ROUNDS ||
+                         plan.run == ECOI_RUN_TURNS))
+        sched_hier(s, &plan, sendbuf, recvbuf, (size_t)count);
     else if (rc == ECO_OK)
         sched_direct(s, sendbuf, NULL, NULL, recvbuf, NULL, NULL, (size_t)count);
     else

@@ -235,6 +235,19 @@ void ecoi_sched_gather_paced(ecoi_sched *s, const eco_tree *t, int tag, const vo
  * Runs go in segments of step elements, each child's in turn (0: whole). */
 void ecoi_sched_scatter(ecoi_sched *s, const eco_tree *t, int tag, const void *block,
                         void *mine, size_t count, size_t step);
+/* A run of len elements in `turns` turns: segments of *seg elements,
+ * how many (one message even for an empty run); segment k's length. */
+size_t ecoi_run_segments(size_t len, size_t turns, size_t *seg);
+size_t ecoi_run_piece(size_t len, size_t seg, size_t k);
+/* The turns of a run of `most` elements in segments of step (0: whole,
+ * one turn). */
+size_t ecoi_turns_of(size_t most, size_t step);
+/* An exchange in turns: sbuf[i] (slen[i] elements) to to[i], rlen[i]
+ * from from[i] into rbuf[i] (i < n), every message in `turns` segments,
+ * segment k of each in turn k, a turn after the one before. */
+void ecoi_sched_turns(ecoi_sched *s, int tag, int n, const int *to, char *const *sbuf,
+                      const size_t *slen, const int *from, char *const *rbuf,
+                      const size_t *rlen, size_t turns);
 /* Broadcast from rank 0 down the tree select.c picks for the whole vector. */
 void ecoi_sched_bcast_from0(ecoi_sched *s, void *buf, size_t count);
 
@@ -294,7 +307,9 @@ enum {
     ECOI_RUN_DIRECT,  /* all-to-all, pairwise */
     ECOI_RUN_RDOUBLE, /* reduce-to-all, scan: exchanges at distance 1, 2, 4, ... */
     ECOI_RUN_ROUNDS,  /* all-to-all: subnet trees, leaders exchange in rounds */
-    ECOI_RUN_PACED    /* gather up a tree, each segment asked for by the parent */
+    ECOI_RUN_PACED,   /* gather up a tree, each segment asked for by the parent */
+    ECOI_RUN_TURNS    /* all-to-all: subnet trees, leaders exchange in turns of
+                       * segments, every message a segment a turn */
 };
 /* ECOI_RUN_DIRECT's sends a round (alltoall.c; select.c counts the
  * streams of one round). */
@@ -431,6 +446,9 @@ int ecoi_select_flags(eco_ctx *c, int coll, int root, size_t bytes, unsigned fla
                       ecoi_plan *plan);
 /* The plan's segment in elements of `size` bytes: 1 to count. */
 size_t ecoi_plan_elems(const ecoi_plan *plan, size_t count, size_t size);
+/* The same with no count to cap it: 0 (whole) when the plan has none,
+ * else at least 1 (the turns of hier-turns' longest message). */
+size_t ecoi_plan_step(const ecoi_plan *plan, size_t size);
 
 /* ------------------------------------------------------------------ */
 /* The context                                                         */
@@ -568,9 +586,18 @@ int ecoi_ctx_trees(const eco_ctx *c);
 int ecoi_tree_cut(const eco_tree *t, const int *subnet, const int *site, eco_tree **forest);
 /* Sites: the 20% rule one level up.  Subnets s and t share a site when
  * cost[s*S+t] is within threshold of the cheapest cost either has to any
- * other subnet (and transitively).  site[s] = its site, numbered in order
- * of first subnet; returns the number of sites or ECO_ERR_NOMEM. */
-int ecoi_sites(int S, const double *cost, double threshold, int *site);
+ * other subnet (and transitively), unless the routers between them
+ * (hops[s*S+t], NULL or -1: not known) are as many as between either and
+ * the farthest other subnet in routers: a site's subnets are nearer each
+ * other than the rest, in routers too (uneven.topo's subnets, one router
+ * apart, behind links of 10, 20 and 5 Mbit/s, are no sites though the
+ * slow one costs twice the others).  site[s] = its site, numbered in
+ * order of first subnet; returns the number of sites or ECO_ERR_NOMEM. */
+int ecoi_sites(int S, const double *cost, double threshold, const int *hops, int *site);
+/* The routers between map's subnets rep[s] and rep[t] (hosts, -1: none)
+ * as hops[s*S+t] for ecoi_sites: -1 where not known.  NULL without
+ * memory; the caller frees it. */
+int *ecoi_sites_hops(const eco_map *map, int S, const int *rep);
 /* The members' groups at a level (ECOI_LEVEL_SUBNETS: their subnets;
  * ECOI_LEVEL_SITES: sites, subnets grouped by the 20% rule on the
  * model's costs between them): group[m] for every member.  Returns the

@@ -559,6 +559,43 @@ void ecoi_sched_gather(ecoi_sched *s, const eco_tree *t, int tag, const void *mi
     }
 }
 
+/*
+ * An exchange in turns (all-to-all's and gather-to-all's hier-turns):
+ * this member sends sbuf[i] (slen[i] elements) to to[i] and takes
+ * rlen[i] from from[i] into rbuf[i], for i < n, every message in `turns`
+ * segments (ecoi_run_segments), and in turn k segment k of each: the
+ * turn's sends at once, then its receives, the next turn when they are
+ * in.  What is on its way into a link at once is then a segment from
+ * each sender, never whole messages that meet on a slower link.
+ */
+void ecoi_sched_turns(ecoi_sched *s, int tag, int n, const int *to, char *const *sbuf,
+                      const size_t *slen, const int *from, char *const *rbuf,
+                      const size_t *rlen, size_t turns)
+{
+    const size_t size = ecoi_type_size(s->datatype);
+
+    for (size_t k = 0; k < turns; k++) {
+        for (int i = 0; i < n; i++) {
+            size_t seg;
+            if (k < ecoi_run_segments(slen[i], turns, &seg))
+                ecoi_sched_send(s, to[i], tag, sbuf[i] + k * seg * size,
+                                ecoi_run_piece(slen[i], seg, k));
+        }
+        for (int i = 0; i < n; i++) {
+            size_t seg;
+            if (k < ecoi_run_segments(rlen[i], turns, &seg))
+                ecoi_sched_recv(s, from[i], tag, rbuf[i] + k * seg * size,
+                                ecoi_run_piece(rlen[i], seg, k));
+        }
+        ecoi_sched_fence(s);
+    }
+}
+
+size_t ecoi_turns_of(size_t most, size_t step)
+{
+    return step == 0 || step >= most ? 1 : (most + step - 1) / step;
+}
+
 /* Does v's run into u come paced: from another subnet (its stream
  * crosses a shared link).  A child in u's own subnet sends it whole. */
 static int paced_kid(const eco_ctx *c, int u, int v)
@@ -579,19 +616,19 @@ static size_t run_turns(const eco_ctx *c, const eco_tree *t, int u, size_t count
         if ((!paced_only || paced_kid(c, u, t->child[i])) &&
             (size_t)t->subtree[t->child[i]] * count > most)
             most = (size_t)t->subtree[t->child[i]] * count;
-    return step == 0 || step >= most ? 1 : (most + step - 1) / step;
+    return ecoi_turns_of(most, step);
 }
 
 /* A child's run of len elements in `turns` turns: segments of seg (at
  * least one element), how many (one message even for an empty run). */
-static size_t run_segments(size_t len, size_t turns, size_t *seg)
+size_t ecoi_run_segments(size_t len, size_t turns, size_t *seg)
 {
     *seg = (len + turns - 1) / turns;
     return len == 0 ? 1 : (len + *seg - 1) / *seg;
 }
 
 /* The length of segment k of a run of len in segments of seg. */
-static size_t run_piece(size_t len, size_t seg, size_t k)
+size_t ecoi_run_piece(size_t len, size_t seg, size_t k)
 {
     return len - k * seg < seg ? len - k * seg : seg;
 }
@@ -635,20 +672,20 @@ void ecoi_sched_gather_paced(ecoi_sched *s, const eco_tree *t, int tag, const vo
         for (int i = 0; i < nkids; i++) {
             size_t seg;
             if (paced_kid(c, me, kids[i]) &&
-                k < run_segments((size_t)t->subtree[kids[i]] * count, turns, &seg))
+                k < ecoi_run_segments((size_t)t->subtree[kids[i]] * count, turns, &seg))
                 ecoi_sched_send(s, kids[i], tag, buf, 0);
         }
     for (size_t k = 0; k < turns; k++) {
         for (int i = 0; i < nkids; i++) {
             const size_t len = (size_t)t->subtree[kids[i]] * count;
             const int paced = paced_kid(c, me, kids[i]);
-            size_t seg, nseg = paced ? run_segments(len, turns, &seg) : 1;
+            size_t seg, nseg = paced ? ecoi_run_segments(len, turns, &seg) : 1;
             char *at = buf + (size_t)(t->pos[kids[i]] - t->pos[me]) * unit;
             if (!paced)
                 seg = len;
             if (k >= nseg)
                 continue;
-            ecoi_sched_recv(s, kids[i], tag, at + k * seg * size, run_piece(len, seg, k));
+            ecoi_sched_recv(s, kids[i], tag, at + k * seg * size, ecoi_run_piece(len, seg, k));
             if (paced && k + ECOI_PACED_AHEAD < nseg)
                 ecoi_sched_send(s, kids[i], tag, buf, 0);
         }
@@ -659,11 +696,11 @@ void ecoi_sched_gather_paced(ecoi_sched *s, const eco_tree *t, int tag, const vo
         ecoi_sched_fence(s);
     } else if (parent >= 0) {
         const size_t len = (size_t)t->subtree[me] * count;
-        size_t seg, nseg = run_segments(len, run_turns(c, t, parent, count, step, 1), &seg);
+        size_t seg, nseg = ecoi_run_segments(len, run_turns(c, t, parent, count, step, 1), &seg);
         ecoi_sched_recv(s, parent, tag, buf, 0);
         ecoi_sched_fence(s);
         for (size_t k = 0; k < nseg; k++) {
-            ecoi_sched_send(s, parent, tag, buf + k * seg * size, run_piece(len, seg, k));
+            ecoi_sched_send(s, parent, tag, buf + k * seg * size, ecoi_run_piece(len, seg, k));
             if (k + 1 < nseg)
                 ecoi_sched_recv(s, parent, tag, buf, 0);
             ecoi_sched_fence(s);
@@ -692,11 +729,11 @@ void ecoi_sched_scatter(ecoi_sched *s, const eco_tree *t, int tag, const void *b
 
     if (parent >= 0) {
         const size_t len = (size_t)t->subtree[me] * count;
-        size_t seg, nseg = run_segments(len, run_turns(s->c, t, parent, count, step, 0), &seg);
+        size_t seg, nseg = ecoi_run_segments(len, run_turns(s->c, t, parent, count, step, 0), &seg);
         if (!(buf = ecoi_sched_alloc(s, len * size)))
             return;
         for (size_t k = 0; k < nseg; k++) {
-            ecoi_sched_recv(s, parent, tag, buf + k * seg * size, run_piece(len, seg, k));
+            ecoi_sched_recv(s, parent, tag, buf + k * seg * size, ecoi_run_piece(len, seg, k));
             ecoi_sched_fence(s);
         }
     }
@@ -704,10 +741,10 @@ void ecoi_sched_scatter(ecoi_sched *s, const eco_tree *t, int tag, const void *b
         for (int i = 0; i < nkids; i++) {
             const size_t len = (size_t)t->subtree[kids[i]] * count;
             size_t seg;
-            if (k < run_segments(len, turns, &seg))
+            if (k < ecoi_run_segments(len, turns, &seg))
                 ecoi_sched_send(s, kids[i], tag,
                                 buf + (size_t)(t->pos[kids[i]] - t->pos[me]) * unit + k * seg * size,
-                                run_piece(len, seg, k));
+                                ecoi_run_piece(len, seg, k));
         }
         ecoi_sched_fence(s);
     }

@@ -306,6 +306,7 @@ static const ecoi_algorithm algorithms[] = {
       ECOI_LEVEL_SITES },
     { "hier-chain", ECOI_C_ALLGATHER, ECOI_RUN_HIER, { ECOI_AMONG_CHAIN, ECOI_K_STAR,  ECOI_K_STAR },
       ECOI_LEVEL_SITES },
+    { "hier-turns", ECOI_C_ALLGATHER, ECOI_RUN_TURNS, { ECOI_AMONG_TREE, ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "tree",      ECOI_C_SCAN,      ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "flat",      ECOI_C_SCAN,      ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "chain",     ECOI_C_SCAN,      ECOI_RUN_CHAIN, { ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
@@ -313,6 +314,7 @@ static const ecoi_algorithm algorithms[] = {
     { "direct",    ECOI_C_ALLTOALL,  ECOI_RUN_DIRECT,{ ECOI_AMONG_TREE,  FILE_K,       FILE_K }, 0 },
     { "hier",      ECOI_C_ALLTOALL,  ECOI_RUN_HIER,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "hier-rounds", ECOI_C_ALLTOALL, ECOI_RUN_ROUNDS, { ECOI_AMONG_TREE, ECOI_K_STAR,  ECOI_K_STAR }, 0 },
+    { "hier-turns", ECOI_C_ALLTOALL, ECOI_RUN_TURNS, { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "star",      ECOI_C_BARRIER,   ECOI_RUN_TREE,  { ECOI_AMONG_TREE,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     { "flat",      ECOI_C_BARRIER,   ECOI_RUN_TREE,  { ECOI_AMONG_STAR,  ECOI_K_STAR,  ECOI_K_STAR }, 0 },
     /* the vector forms */
@@ -382,7 +384,7 @@ int ecoi_groups(const eco_map *map, const ecoi_model *model, int n, const int *m
     ecoi_model *dflt = NULL;
     const ecoi_model *md = model;
     int S = map && map->nsubnets > 0 ? map->nsubnets : 0, ng = 0, rc = ECO_OK;
-    int *site = NULL, *id = NULL;
+    int *site = NULL, *id = NULL, *hops = NULL;
     double *cost = NULL, th = map && map->threshold > 0 ? map->threshold : 0.2;
 
     if (S > 0 && (!md || md->nsubnets != S)) {
@@ -408,7 +410,17 @@ int ecoi_groups(const eco_map *map, const ecoi_model *model, int n, const int *m
         for (int s = 0; s < S; s++)
             for (int t = 0; t < S; t++)
                 cost[(size_t)s * (size_t)S + (size_t)t] = s == t ? 0.0 : link_cost(md, s, t);
-        if ((rc = ecoi_sites(S, cost, th, site)) < 0)
+        /* each subnet's first host stands for it in routers (id: scratch) */
+        for (int h = map->nhosts - 1; h >= 0; h--)
+            if (map->subnet && map->subnet[h] >= 0 && map->subnet[h] < S)
+                id[map->subnet[h]] = h;
+        if (!(hops = ecoi_sites_hops(map, S, id))) {
+            rc = ECO_ERR_NOMEM;
+            goto out;
+        }
+        for (int s = 0; s < S; s++)
+            id[s] = -1;
+        if ((rc = ecoi_sites(S, cost, th, hops, site)) < 0)
             goto out;
         rc = ECO_OK;
     }
@@ -428,6 +440,7 @@ int ecoi_groups(const eco_map *map, const ecoi_model *model, int n, const int *m
 out:
     free(site);
     free(id);
+    free(hops);
     free(cost);
     ecoi_model_free(dflt);
     return rc == ECO_OK ? ng : rc;
@@ -1291,6 +1304,8 @@ typedef struct seg_pass {
      * whole message is such a step too (the paced gather's whole runs) */
     int step_loads;
     const double *spent;  /* tree_spent of t: tree_pass_seg, allreduce_seg */
+    int a2a;              /* leaders_turns: all-to-all's messages (else
+                           * gather-to-all's) */
 } seg_pass;
 
 /* A shorter segment is taken only when predicted this much faster: more
@@ -1402,7 +1417,7 @@ static double tree_pass_best(const pm *p, const eco_tree *t, double bytes, int r
                              long forced, loads *l, size_t *segment)
 {
     double *spent = tree_spent(p, t), best;
-    const seg_pass q = { tree_pass_seg, p, t, NULL, 0, reduce, bytes, l, 0, spent };
+    const seg_pass q = { tree_pass_seg, p, t, NULL, 0, reduce, bytes, l, 0, spent, 0 };
 
     best = best_segment(&q, bytes, forced, segment);
     free(spent);
@@ -2002,15 +2017,24 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
     hier_lags((size_t)unit, S, &lag, &xlag);
     forest_groups(f, leaders, S, grp, dep);
     for (int k = 1; k < S; k++) {
-        double lat = 0.0;
+        double lat = 0.0, ring = 0.0;
         loads_clear(p, l);
         hier_exchange_loads(p, f, leaders, S, bytes, m, unit, k, l);
         for (int i = 0; i < S; i++) {
             lat = fmax(lat, msg(p, leaders[i], leaders[(i + k) % S], 0));
             across = k == 1 ? fmax(across, send_hold(p, leaders[i], leaders[(i + 1) % S], unit))
                             : across;
+            ring = fmax(ring, msg(p, leaders[i], leaders[(i + 1) % S], unit));
         }
-        ex += lat + loads_max(p, l);
+        /* The ring of leaders (k = 1) moves in lock step: a leader whose
+         * send to the leader ahead waits for a slower link stops reading
+         * the one behind, whose send then waits too, so every stream
+         * goes at the slowest one's pace for the longest run's units.
+         * uneven.topo, 128 KB a member: the 5 Mbit/s subnet's leader's
+         * stream to the 10 Mbit/s one's was receive-window-limited 58-62%
+         * of its busy time (ss -ti), and hier took 1,262-1,335 ms where
+         * its links' loads alone gave 1,122 (doc/benchmarks.md run 21) */
+        ex += lat + (k == 1 ? fmax(loads_max(p, l), units * ring) : loads_max(p, l));
     }
     hier_loads(p, f, leaders, S, grp, bytes, m, unit, l);
     both = loads_max(p, l);
@@ -2046,7 +2070,7 @@ static double hier_seg(const seg_pass *q, double seg)
 static double hier_time(const pm *p, const eco_tree *forest, const int *leaders, int S,
                         double bytes, long forced, loads *l, size_t *segment)
 {
-    const seg_pass q = { hier_seg, p, forest, leaders, S, 0, bytes, l, 0, NULL };
+    const seg_pass q = { hier_seg, p, forest, leaders, S, 0, bytes, l, 0, NULL, 0 };
 
     return best_segment(&q, longest_run(forest, leaders, S, bytes), forced, segment);
 }
@@ -2277,6 +2301,88 @@ static double a2a_at_once(const pm *p, const eco_tree *forest, const int *leader
     return tm;
 }
 
+/* The leaders' message i -> j of hier-turns: all-to-all's, the blocks
+ * of i's subnet's members for j's; gather-to-all's, i's subnet's. */
+static double turns_len(const seg_pass *q, int i, int j)
+{
+    return q->bytes * q->t->subtree[q->leaders[i]] * (q->a2a ? q->t->subtree[q->leaders[j]] : 1);
+}
+
+/* The leaders' exchange in turns of segments (hier-turns,
+ * ecoi_sched_turns): every leader's message to every other in as many
+ * segments as the longest takes in segments of seg bytes (0: whole, one
+ * turn), and in each turn every leader sends one segment of each and
+ * takes one of each before the next: a lock-step round of all S (S - 1)
+ * segments at once (round_time), as many turns.  Leaves in l one turn's
+ * loads (best_segment's over_queue: a segment from each other leader
+ * into a link at once is what it must queue).  uneven.topo's all-to-all
+ * of 131,072 bytes, doc/benchmarks.md run 21: at once (hier) 2632-2862
+ * ms, its leaders' streams from the 10 and 20 Mbit/s subnets meeting on
+ * the 5 Mbit/s link; in turns of 8 KB 2368-2384 (predicted 2336, bound
+ * 2097). */
+static double leaders_turns(const seg_pass *q, double seg)
+{
+    const pm *p = q->p;
+    const int *leaders = q->leaders, S = q->S, k = S * (S - 1);
+    int *from = malloc(2 * (size_t)k * sizeof *from), m = 0;
+    double *len = malloc((size_t)k * sizeof *len), most = 0.0, turns, tm;
+
+    if (!from || !len) {
+        free(from);
+        free(len);
+        return INFINITY;
+    }
+    for (int i = 0; i < S; i++)
+        for (int j = 0; j < S; j++)
+            most = i != j ? fmax(most, turns_len(q, i, j)) : most;
+    turns = seg > 0 && seg < most ? ceil(most / seg) : 1.0;
+    for (int i = 0; i < S; i++)
+        for (int j = 0; j < S; j++)
+            if (i != j) {
+                from[m] = leaders[i];
+                from[k + m] = leaders[j];
+                len[m++] = turns_len(q, i, j) / turns;
+            }
+    tm = turns * round_time(p, q->l, from, from + k, len, k, 0);
+    free(from);
+    free(len);
+    return tm;
+}
+
+/* The best segment of leaders_turns (q's time) below its longest
+ * message; *over: what its turn puts on the links. */
+static double leaders_turns_best(const seg_pass *q, long forced, size_t *segment, int *over)
+{
+    double most = 0.0, tm;
+
+    for (int i = 0; i < q->S; i++)
+        for (int j = 0; j < q->S; j++)
+            most = i != j ? fmax(most, turns_len(q, i, j)) : most;
+    tm = best_segment(q, most, forced, segment);
+    leaders_turns(q, (double)*segment);    /* its turn's loads in l */
+    *over = loads_over_queue(q->p, q->l);
+    return tm;
+}
+
+/* Gather-to-all in turns (hier-turns, gather.c): each subnet's tree
+ * gathers its blocks whole, the leaders exchange their subnets' runs in
+ * turns (leaders_turns), each subnet's tree takes the whole vector down
+ * in one message an edge. */
+static double allgather_turns_time(const pm *p, const eco_tree *forest, const int *leaders,
+                                   int S, double bytes, long forced, loads *l, int *over,
+                                   size_t *segment)
+{
+    const seg_pass q = { leaders_turns, p, forest, leaders, S, 0, bytes, l, 2, NULL, 0 };
+    double *spent = tree_spent(p, forest), tm;
+
+    if (!spent)
+        return INFINITY;
+    tm = tree_gather(p, forest, bytes) + leaders_turns_best(&q, forced, segment, over) +
+         tree_pass(p, forest, spent, bytes * p->n, 0, 0, l);
+    free(spent);
+    return tm;
+}
+
 /* all-to-all aggregated: each subnet's tree gathers whole send buffers
  * (n blocks per member), leaders exchange one message per pair (at once,
  * or in rounds), each subnet's tree scatters.  *over: the streams of the
@@ -2292,7 +2398,8 @@ static double a2a_at_once(const pm *p, const eco_tree *forest, const int *leader
  * 20 or 10 Mbit/s streams into the 5 Mbit/s link: at once 298-324, in
  * rounds 403-442 (predicted 275 and 331). */
 static double alltoall_hier_time(const pm *p, const eco_tree *forest, const int *leaders,
-                                 int S, double bytes, int rounds, loads *l, int *over)
+                                 int S, double bytes, int run, long forced, loads *l,
+                                 int *over, size_t *segment)
 {
     double g = tree_gather(p, forest, bytes * p->n), ex;
 
@@ -2302,8 +2409,13 @@ static double alltoall_hier_time(const pm *p, const eco_tree *forest, const int 
         if (bytes * p->n * forest->subtree[leaders[i]] > (double)INT_MAX)
             return INFINITY;
     *over = 0;
-    ex = rounds ? a2a_rounds(p, forest, leaders, S, bytes, l, over)
-                : a2a_at_once(p, forest, leaders, S, bytes, l, over);
+    if (run == ECOI_RUN_TURNS) {
+        const seg_pass q = { leaders_turns, p, forest, leaders, S, 0, bytes, l, 2, NULL, 1 };
+        ex = leaders_turns_best(&q, forced, segment, over);
+    } else {
+        ex = run == ECOI_RUN_ROUNDS ? a2a_rounds(p, forest, leaders, S, bytes, l, over)
+                                    : a2a_at_once(p, forest, leaders, S, bytes, l, over);
+    }
     for (int up = 0; up < 2; up++) {
         loads_clear(p, l);
         for (int v = 0; v < forest->n; v++)
@@ -2405,7 +2517,7 @@ static double allreduce_time(const pm *p, const eco_tree *t, const int *leaders,
                              double bytes, long forced, loads *l, size_t *segment)
 {
     double *spent = tree_spent(p, t), best;
-    const seg_pass q = { allreduce_seg, p, t, leaders, S, 0, bytes, l, 1, spent };
+    const seg_pass q = { allreduce_seg, p, t, leaders, S, 0, bytes, l, 1, spent, 0 };
 
     best = best_segment(&q, bytes, forced, segment);
     free(spent);
@@ -2559,7 +2671,7 @@ static double rank_chain_seg(const seg_pass *q, double seg)
 static double rank_chain_time(const pm *p, double bytes, long forced, size_t *segment,
                               loads *l)
 {
-    const seg_pass q = { rank_chain_seg, p, NULL, NULL, 0, 0, bytes, l, 0, NULL };
+    const seg_pass q = { rank_chain_seg, p, NULL, NULL, 0, 0, bytes, l, 0, NULL, 0 };
 
     return best_segment(&q, bytes, forced, segment);
 }
@@ -2675,8 +2787,11 @@ static double forest_predict(const pm *p, const eco_tree *t, const ecoi_algorith
         S = ecoi_forest_roots(forest, leaders);
         tm = S < 2 || (sites && !p->site) ? INFINITY
            : a->coll == ECOI_C_ALLTOALL
-           ? alltoall_hier_time(p, forest, leaders, S, bytes, a->run == ECOI_RUN_ROUNDS, l,
-                                &out->over)
+           ? alltoall_hier_time(p, forest, leaders, S, bytes, a->run, forced, l, &out->over,
+                                &out->segment)
+           : a->run == ECOI_RUN_TURNS
+           ? allgather_turns_time(p, forest, leaders, S, bytes, forced, l, &out->over,
+                                  &out->segment)
            : a->run == ECOI_RUN_RSAG
            ? allreduce_time(p, forest, leaders, S, bytes, forced, l, &out->segment)
            : hier_time(p, forest, leaders, S, bytes, forced, l, &out->segment);
@@ -2743,7 +2858,8 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
     case ECOI_C_ALLREDUCE:
     case ECOI_C_ALLGATHER:
     case ECOI_C_ALLTOALL:
-        if (a->run == ECOI_RUN_RSAG || a->run == ECOI_RUN_HIER || a->run == ECOI_RUN_ROUNDS)
+        if (a->run == ECOI_RUN_RSAG || a->run == ECOI_RUN_HIER || a->run == ECOI_RUN_ROUNDS ||
+            a->run == ECOI_RUN_TURNS)
             return forest_predict(p, t, a, bytes, forced, l, out, rc);
         if (a->coll == ECOI_C_ALLREDUCE)
             return allreduce_time(p, t, NULL, 0, bytes, forced, l, segment);
@@ -2752,14 +2868,14 @@ static double predict_one(const pm *p, treesrc *ts, const ecoi_algorithm *a, int
         if (a->run == ECOI_RUN_PACED) {
             /* its whole runs are one turn: they may flood too; and asks
              * make no gather faster than the same tree's unasked */
-            const seg_pass q = { tree_paced_seg, p, t, NULL, 0, 0, bytes, l, 2, NULL };
+            const seg_pass q = { tree_paced_seg, p, t, NULL, 0, 0, bytes, l, 2, NULL, 0 };
             return fmax(best_segment(&q, bytes * (t->n - 1), forced, segment),
                         tree_gather_net(p, t, bytes));
         }
         *over = tree_converges(p, t, bytes, 1);
         return tree_gather_net(p, t, bytes);
     case ECOI_C_SCATTER: {
-        const seg_pass q = { tree_scatter_seg, p, t, NULL, 0, 0, bytes, l, 0, NULL };
+        const seg_pass q = { tree_scatter_seg, p, t, NULL, 0, 0, bytes, l, 0, NULL, 0 };
         return best_segment(&q, bytes * (t->n - 1), forced, segment);
     }
     case ECOI_C_SCAN:
@@ -3004,6 +3120,11 @@ int ecoi_select_flags(eco_ctx *c, int coll, int root, size_t bytes, unsigned fla
                  ecoi_coll_name(coll), bytes, root, algorithms[plan->algorithm].name,
                  plan->segment, plan_lags_text(plan, lags), plan->seconds * 1e3);
     return ECO_OK;
+}
+
+size_t ecoi_plan_step(const ecoi_plan *plan, size_t size)
+{
+    return plan->segment == 0 ? 0 : plan->segment < size ? 1 : plan->segment / size;
 }
 
 size_t ecoi_plan_elems(const ecoi_plan *plan, size_t count, size_t size)

@@ -413,9 +413,33 @@ static int site_root(int *up, int x)
     return x;
 }
 
-int ecoi_sites(int S, const double *cost, double threshold, int *site)
+int *ecoi_sites_hops(const eco_map *map, int S, const int *rep)
 {
-    int *up = malloc((S > 0 ? (size_t)S : 1) * sizeof *up), ns = 0;
+    int *hops = malloc((S > 0 ? (size_t)S * (size_t)S : 1) * sizeof *hops);
+
+    const int known = map && map->hops.exc;   /* a map without hops: none */
+
+    for (int s = 0; hops && s < S; s++)
+        for (int t = 0; t < S; t++)
+            hops[(size_t)s * (size_t)S + (size_t)t] =
+                s == t ? 0
+                : known && rep[s] >= 0 && rep[s] < map->nhosts && rep[t] >= 0 &&
+                  rep[t] < map->nhosts ? ecoi_map_hops_ij(map, rep[s], rep[t]) : -1;
+    return hops;
+}
+
+/* Do the routers let s and t share a site: not known, or fewer between
+ * them than between either and its farthest other subnet (far). */
+static int sites_hops_ok(int S, const int *hops, const int *far, int s, int t)
+{
+    const int h = hops ? hops[(size_t)s * (size_t)S + (size_t)t] : -1;
+
+    return h < 0 || (h < far[s] && h < far[t]);
+}
+
+int ecoi_sites(int S, const double *cost, double threshold, const int *hops, int *site)
+{
+    int *up = malloc((S > 0 ? 2 * (size_t)S : 1) * sizeof *up), ns = 0, *far;
     double *near = malloc((S > 0 ? (size_t)S : 1) * sizeof *near);
     double f = 1.0 + (isfinite(threshold) && threshold >= 0.0 ? threshold : 0.2);
 
@@ -424,16 +448,22 @@ int ecoi_sites(int S, const double *cost, double threshold, int *site)
         free(near);
         return ECO_ERR_NOMEM;
     }
+    far = up + S;
     for (int s = 0; s < S; s++) {
         up[s] = s;
         near[s] = INFINITY;
+        far[s] = -1;
         for (int t = 0; t < S; t++)
-            if (t != s)
+            if (t != s) {
                 near[s] = fmin(near[s], cost[(size_t)s * (size_t)S + (size_t)t]);
+                if (hops && hops[(size_t)s * (size_t)S + (size_t)t] > far[s])
+                    far[s] = hops[(size_t)s * (size_t)S + (size_t)t];
+            }
     }
     for (int s = 0; s < S; s++)
         for (int t = s + 1; t < S; t++)
-            if (cost[(size_t)s * (size_t)S + (size_t)t] <= f * fmin(near[s], near[t]))
+            if (cost[(size_t)s * (size_t)S + (size_t)t] <= f * fmin(near[s], near[t]) &&
+                sites_hops_ok(S, hops, far, s, t))
                 up[site_root(up, s)] = site_root(up, t);
     for (int s = 0; s < S; s++)
         site[s] = -1;
@@ -660,7 +690,17 @@ static int site_subnets(const build *b, costs *c)
     c->site = malloc((sm ? sm : 1) * sizeof *c->site);
     if (!c->site)
         return ECO_ERR_NOMEM;
-    int ns = ecoi_sites(c->sm, c->m, b->map ? b->map->threshold : 0.2, c->site);
+    int *rep = malloc((sm ? sm : 1) * sizeof *rep), *hops = NULL, ns;
+    /* each measured subnet's first host stands for it in routers */
+    for (int s = 0; rep && s < c->sm; s++)
+        rep[s] = b->mh[b->task[b->gstart[b->hosts[b->sstart[s]]]]];
+    if (!rep || !(hops = ecoi_sites_hops(b->map, c->sm, rep))) {
+        free(rep);
+        return ECO_ERR_NOMEM;
+    }
+    ns = ecoi_sites(c->sm, c->m, b->map ? b->map->threshold : 0.2, hops, c->site);
+    free(rep);
+    free(hops);
     if (ns < 0)
         return ns;
     c->up = calloc(ns > 0 ? (size_t)ns : 1, sizeof *c->up);

@@ -278,7 +278,8 @@ static void mode_pipeline(int n, const int *tids)
         "allreduce=rsag", "allreduce=rsag-sites", "allreduce=ring",
     };
     static const char *const gforced[] = { "allgather=hier", "allgather=hier-k2",
-                                           "allgather=hier-sites", "allgather=hier-chain" };
+                                           "allgather=hier-sites", "allgather=hier-chain",
+                                           "allgather=hier-turns" };
     static const char *const sforced[] = { "scatter=star", "scatter=flat", "scatter=flat-far" };
     enum { COUNT = 65536 };
     ecot_report rep = { 0 };
@@ -317,6 +318,22 @@ static void mode_pipeline(int n, const int *tids)
             if (y[i] != i)
                 bad = i;
         ecot_check(&rep, rc == ECO_OK && bad < 0, "%s: rc %d, element %d is %d", gforced[f],
+                   rc, bad, bad >= 0 ? y[bad] : 0);
+    }
+    /* all-to-all among leaders in turns: every leader's message to every
+     * other in as many segments as the longest, a segment of each a turn */
+    if (rc == ECO_OK && (rc = eco_set_pattern(ctx, "alltoall=hier-turns")) == ECO_OK) {
+        const int per = COUNT / n, me = eco_rank(ctx);
+        int bad = -1;
+        for (int i = 0; i < per * n; i++)
+            x[i] = me * 100000 + (i / per) * 1000 + i % per % 1000;
+        for (int i = 0; i < per * n; i++)
+            y[i] = -1;
+        rc = eco_alltoall(ctx, x, y, per, PVM_INT);
+        for (int i = 0; i < per * n && rc == ECO_OK && bad < 0; i++)
+            if (y[i] != (i / per) * 100000 + me * 1000 + i % per % 1000)
+                bad = i;
+        ecot_check(&rep, rc == ECO_OK && bad < 0, "alltoall=hier-turns: rc %d, element %d is %d",
                    rc, bad, bad >= 0 ? y[bad] : 0);
     }
     /* scatter: each child's run in segments, the children in turn, from

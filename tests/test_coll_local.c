@@ -921,8 +921,21 @@ static void test_select_busy(void)
             for (int a = 0; a < k; a++) {
                 if (isinf(pr[0][a].seconds)) /* not for these members (sites) */
                     continue;
-                CU_ASSERT(pr[0][a].seconds < pr[1][a].seconds);
-                CU_ASSERT(pr[1][a].seconds < pr[2][a].seconds);
+                for (int i = 0; i < 2; i++) {
+                    ecoi_prediction same[16];
+                    if (pr[i][a].segment == pr[i + 1][a].segment) {
+                        CU_ASSERT(pr[i][a].seconds < pr[i + 1][a].seconds);
+                        continue;
+                    }
+                    /* another segment at the dearer cost (a whole message
+                     * over the links' queues taken once the segments that
+                     * fit cost QUEUE_SLACK more): the same one costs more */
+                    m->model->busy = busy[i + 1];
+                    CU_ASSERT_FATAL(ecoi_predict(m, m->model, c.n, c.member_host, NULL, coll, 0,
+                                                 sizes[z], (long)pr[i][a].segment, same,
+                                                 16) == k);
+                    CU_ASSERT(pr[i][a].seconds < same[a].seconds);
+                }
                 CU_ASSERT_EQUAL(dflt[a].seconds, pr[1][a].seconds);
             }
         }
@@ -1127,6 +1140,15 @@ static void test_select_forward(void)
     eco_map_free(m);
 }
 
+/* Routers between hosts of subnets sub[a] and sub[b] (ecoi_map_build_hops):
+ * one between any two subnets. */
+static int one_router(void *arg, int a, int b)
+{
+    const int *sub = arg;
+
+    return sub[a] != sub[b];
+}
+
 /* All-to-all on subnets of 3, 2 and 2 hosts behind 10, 20 and 5 Mbit/s
  * (uneven.topo), 16,000 bytes a block: direct puts 10 streams on the
  * 5 Mbit/s link at once, whose queue (30 ms, 18.75 KB) leaves each less
@@ -1140,7 +1162,7 @@ static void test_select_incast(void)
     static const double fast[3] = { 8e-9, 8e-9, 8e-9 };
     ecoi_prediction pr[16];
     eco_map *m = plant_uneven();
-    int k, direct = -1, hier = -1, rounds = -1;
+    int k, direct = -1, hier = -1, rounds = -1, turns = -1;
 
     k = ecoi_predict(m, m->model, u.n, u.member_host, NULL, ECOI_C_ALLTOALL, 0, 16000, -1, pr,
                      16);
@@ -1151,16 +1173,28 @@ static void test_select_incast(void)
             hier = i;
         if (strcmp(ecoi_algorithm_at(pr[i].algorithm)->name, "hier-rounds") == 0)
             rounds = i;
+        if (strcmp(ecoi_algorithm_at(pr[i].algorithm)->name, "hier-turns") == 0)
+            turns = i;
     }
-    CU_ASSERT_FATAL(direct >= 0 && hier >= 0 && rounds >= 0);
+    CU_ASSERT_FATAL(direct >= 0 && hier >= 0 && rounds >= 0 && turns >= 0);
     /* direct is over; hier's leaders' streams from the 10 and 20 Mbit/s
      * subnets flood the 5 Mbit/s one's link, as hier-rounds' do in every
-     * round (which counts as over) */
+     * round (which counts as over); in turns of segments that the links'
+     * queues hold, nothing floods, for a turn's lock-step cost each
+     * (measured, doc/benchmarks.md run 21: hier 339-359 ms, hier-turns
+     * 287) */
     CU_ASSERT(pr[hier].seconds < pr[rounds].seconds);
     CU_ASSERT_EQUAL(pr[direct].over, ECOI_OVER_QUEUE);
     CU_ASSERT_EQUAL(pr[hier].over, ECOI_OVER_FLOOD);
     CU_ASSERT_EQUAL(pr[rounds].over, ECOI_OVER_QUEUE);
-    CU_ASSERT_STRING_EQUAL(winner(m, &u, ECOI_C_ALLTOALL, 16000, NULL), "hier");
+    CU_ASSERT_EQUAL(pr[turns].over, ECOI_OVER_NONE);
+    CU_ASSERT(pr[turns].segment > 0 && pr[turns].seconds > pr[hier].seconds);
+    CU_ASSERT_STRING_EQUAL(winner(m, &u, ECOI_C_ALLTOALL, 16000, NULL), "hier-turns");
+    /* gather-to-all: hier's ring of leaders in lock step at the 5 Mbit/s
+     * link's pace for the 10 Mbit/s subnet's longer run (hier_pipe); one
+     * router between every two subnets, so no sites (hier-sites) */
+    CU_ASSERT_EQUAL_FATAL(ecoi_map_build_hops(m, one_router, (void *)u.host_subnet), ECO_OK);
+    CU_ASSERT_STRING_EQUAL(winner(m, &u, ECOI_C_ALLGATHER, 131072, NULL), "hier-turns");
     /* 1,000-byte blocks lose one segment at most: 10 of them fit */
     k = ecoi_predict(m, m->model, u.n, u.member_host, NULL, ECOI_C_ALLTOALL, 0, 1000, -1, pr,
                      16);
@@ -1172,6 +1206,37 @@ static void test_select_incast(void)
     CU_ASSERT(k > direct && pr[direct].over == ECOI_OVER_NONE);
     unplant(m);
     eco_map_free(m);
+}
+
+/* Sites by costs and routers (ecoi_sites): uneven.topo's subnets, one
+ * router apart behind links of 10, 20 and 5 Mbit/s, cost 11.5 ms between
+ * the first two and 23 ms to the slow one, so the costs alone make the
+ * first two a site; the routers say no site (every subnet as far from
+ * every other), and hier-sites then ran no wider groups than the
+ * subnets: measured 1,279-1,314 ms for gather-to-all of 128 KB against
+ * hier-turns' 1,169-1,188 (doc/benchmarks.md run 21).  multilevel.topo's
+ * (one router inside a site, three across) stay two sites; a pair not
+ * known in routers goes by its costs. */
+static void test_sites_routers(void)
+{
+    static const double uneven[9] = { 0, 11.5e-3, 23e-3, 11.5e-3, 0, 23e-3, 23e-3, 23e-3, 0 };
+    static const int one[9] = { 0, 1, 1, 1, 0, 1, 1, 1, 0 };
+    static const int two_levels[9] = { 0, 1, 3, 1, 0, 3, 3, 3, 0 };
+    static const int unknown[9] = { 0, -1, 1, -1, 0, 1, 1, 1, 0 };
+    static const double ml[16] = { 0, 2.8e-3, 55e-3, 55e-3, 2.8e-3, 0, 55e-3, 55e-3,
+                                   55e-3, 55e-3, 0, 2.8e-3, 55e-3, 55e-3, 2.8e-3, 0 };
+    static const int ml_hops[16] = { 0, 1, 3, 3, 1, 0, 3, 3, 3, 3, 0, 1, 3, 3, 1, 0 };
+    int site[4];
+
+    CU_ASSERT_EQUAL(ecoi_sites(3, uneven, 0.2, NULL, site), 2);
+    CU_ASSERT(site[0] == site[1] && site[2] != site[0]);
+    CU_ASSERT_EQUAL(ecoi_sites(3, uneven, 0.2, one, site), 3);
+    CU_ASSERT_EQUAL(ecoi_sites(3, uneven, 0.2, two_levels, site), 2);
+    CU_ASSERT(site[0] == site[1] && site[2] != site[0]);
+    CU_ASSERT_EQUAL(ecoi_sites(3, uneven, 0.2, unknown, site), 2);
+    CU_ASSERT_EQUAL(ecoi_sites(4, ml, 0.2, ml_hops, site), 2);
+    CU_ASSERT(site[0] == site[1] && site[2] == site[3] && site[0] != site[2]);
+    CU_ASSERT_EQUAL(ecoi_sites(4, ml, 0.2, NULL, site), 2);
 }
 
 /* The leaders' exchange of all-to-all aggregated, at once or in rounds,
@@ -1369,7 +1434,7 @@ static void test_every_algorithm(void)
         "allreduce=rdouble,scan=rdouble,alltoall=direct,exscan=rdouble,alltoallv=direct",
         "bcast=star,reduce=star,allreduce=star",
         "bcast=tree-k4,reduce=tree-k4,allreduce=tree-k4",
-        "allreduce=ring,gather=paced",
+        "allreduce=ring,gather=paced,alltoall=hier-turns,allgather=hier-turns",
     };
     char seen[256] = { 0 };
     config c;
@@ -2408,6 +2473,7 @@ static const eco_unit_test tests[] = {
     { "selection with a lock-step step", test_select_step },
     { "selection with a forward cost: the shallower tree", test_select_forward },
     { "all-to-all's streams and the links' queues", test_select_incast },
+    { "sites by costs and routers", test_sites_routers },
     { "a reduce's streams that meet on a link", test_select_converge },
     { "a gather's runs that meet on a link: paced", test_select_paced },
     { "the members' map carries the file's hops (no burst across routers)", test_select_burst_far },
