@@ -406,11 +406,13 @@ static void sched_hier(ecoi_sched *s, const ecoi_plan *plan, const void *sendbuf
  * whole to the leader, the leaders' runs to every other leader at once in
  * turns (ecoi_sched_turns: every run in as many segments as the longest
  * takes in the plan's segments, a segment of each a turn), then the whole
- * vector down each group's tree.  hier's ring of leaders moves a unit a
- * round on every stream, so a slow link whose streams are shorter than
- * the longest run idles while that run ends (uneven.topo, 128 KB a
- * member: 1,318-1,335 ms against a bound of 1,049); in turns every link
- * carries its runs' segments in every turn.
+ * vector down each group's tree.  hier's ring of leaders goes at its
+ * slowest stream's pace (a leader blocked sending into a slower link
+ * reads the leader behind late), so a slow link whose streams are
+ * shorter than the longest run idles while that run ends (uneven.topo,
+ * 128 KB a member: 1,252-1,342 ms against a bound of 1,049; in turns
+ * 1,169-1,188): in turns every link carries its runs' segments in every
+ * turn.
  */
 static void sched_hier_turns(ecoi_sched *s, const ecoi_plan *plan, const void *sendbuf,
                              void *recvbuf, size_t count)

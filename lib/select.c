@@ -2031,8 +2031,8 @@ static double hier_pipe(const pm *p, const eco_tree *forest, const int *leaders,
          * the one behind, whose send then waits too, so every stream
          * goes at the slowest one's pace for the longest run's units.
          * uneven.topo, 128 KB a member: the 5 Mbit/s subnet's leader's
-         * stream to the 10 Mbit/s one's was receive-window-limited 58-62%
-         * of its busy time (ss -ti), and hier took 1,262-1,335 ms where
+         * stream to the 10 Mbit/s one's was receive-window-limited 55-62%
+         * of its busy time (ss -ti), and hier took 1,252-1,342 ms where
          * its links' loads alone gave 1,122 (doc/benchmarks.md run 21) */
         ex += lat + (k == 1 ? fmax(loads_max(p, l), units * ring) : loads_max(p, l));
     }
@@ -2316,7 +2316,7 @@ static double turns_len(const seg_pass *q, int i, int j)
  * segments at once (round_time), as many turns.  Leaves in l one turn's
  * loads (best_segment's over_queue: a segment from each other leader
  * into a link at once is what it must queue).  uneven.topo's all-to-all
- * of 131,072 bytes, doc/benchmarks.md run 21: at once (hier) 2632-2862
+ * of 131,072 bytes, doc/benchmarks.md run 21: at once (hier) 2627-2862
  * ms, its leaders' streams from the 10 and 20 Mbit/s subnets meeting on
  * the 5 Mbit/s link; in turns of 8 KB 2368-2384 (predicted 2336, bound
  * 2097). */
